@@ -1,0 +1,36 @@
+# The two set-up commands of README.md live here: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test venv-demo venv-test clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# One stamp per extra set, redone when pyproject.toml changes.
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[$(subst +,$(comma),$*)]'
+	touch $@
+
+comma := ,
+
+venv-demo: $(VENV)/.installed-all
+venv-test: $(VENV)/.installed-test
+
+## demo: install, fetch the JVM artifacts, start the sandbox, show it
+demo: venv-demo
+	scripts/system-deps
+	$(BIN)/streamctl sandbox fetch
+	$(BIN)/streamctl sandbox up
+	scripts/demo-view
+
+## test: the whole suite (unit + integration against a real sandbox started by the fixtures)
+test: venv-test
+	scripts/system-deps
+	$(BIN)/streamctl sandbox fetch
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,183 @@
+"""The `streamctl` command line. Heavy modules are imported inside the commands that use them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from streamctl.errors import StreamctlError, UsageError
+
+OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table",
+                      show_default=True, help="Output format.")
+
+
+class Session:
+    """What the global options select, resolved lazily (a bad config only fails commands that read it)."""
+
+    def __init__(self, context: str | None, config: str | None, read_only: bool):
+        self.context_name = context
+        self.config_arg = config
+        self.read_only_flag = read_only
+
+    @property
+    def config_path(self) -> Path:
+        from streamctl import paths
+
+        return paths.config_file(self.config_arg)
+
+    def context(self):
+        from streamctl.config import load_config
+
+        return load_config(self.config_path).context(self.context_name)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--context", "context", metavar="NAME", help="Config context to use (default: current-context).")
+@click.option("--config", "config", metavar="PATH", type=click.Path(dir_okay=False),
+              help="Config file (default: $STREAMCTL_CONFIG or the XDG config dir).")
+@click.option("--read-only", is_flag=True, help="Refuse every mutation.")
+@click.version_option(package_name="streamctl")
+@click.pass_context
+def cli(ctx: click.Context, context: str | None, config: str | None, read_only: bool) -> None:
+    """Operations console for Kafka, ZooKeeper, Flume and Spark Structured Streaming."""
+    ctx.obj = Session(context, config, read_only)
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+# ---- sandbox ------------------------------------------------------------------------
+
+@cli.group()
+def sandbox() -> None:
+    """A real local stack (ZooKeeper + Kafka brokers) as processes on 127.0.0.1."""
+
+
+def _sandbox(session: Session, report=None):
+    from streamctl.sandbox import Sandbox
+
+    return Sandbox(config_path=session.config_path, report=report or (lambda _: None))
+
+
+@sandbox.command("fetch")
+@click.option("--kraft", is_flag=True, help="Also resolve the Kafka 4.x (KRaft) artifacts.")
+@click.pass_obj
+def sandbox_fetch(session: Session, kraft: bool) -> None:
+    """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached)."""
+    from streamctl import maven
+    from streamctl.ui_console import progress_status
+
+    with progress_status("fetching") as report:
+        sets = [maven.KAFKA] + ([maven.KAFKA_KRAFT] if kraft else [])
+        for artifact_set in sets:
+            already = maven.is_fetched(artifact_set)
+            folder = maven.fetch(artifact_set, report=report)
+            verb = "cached" if already else "fetched"
+            report.done(f"{artifact_set.title}: {verb} in {folder}")
+
+
+@sandbox.command("up")
+@click.option("--brokers", type=click.IntRange(min=1, max=9), default=3, show_default=True)
+@click.option("--kraft", is_flag=True, help="Kafka 4.x in KRaft mode instead of ZooKeeper mode.")
+@click.pass_obj
+def sandbox_up(session: Session, brokers: int, kraft: bool) -> None:
+    """Start ZooKeeper and the brokers, wait until the cluster answers, write a `sandbox` context."""
+    from streamctl.ui_console import progress_status
+
+    with progress_status("starting the sandbox") as report:
+        sb = _sandbox(session, report)
+        state, started = sb.up(brokers=brokers, kraft=kraft)
+        if started:
+            report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
+        else:
+            report.done("sandbox already running")
+    _print_status(sb)
+    click.echo(f"context 'sandbox' written to {session.config_path}")
+
+
+@sandbox.command("status")
+@OUTPUT
+@click.pass_obj
+def sandbox_status(session: Session, output: str) -> None:
+    """Each sandbox process with pid, port and liveness; a crashed one with its log tail."""
+    sb = _sandbox(session)
+    if output == "json":
+        click.echo(json.dumps([asdict(r) for r in sb.status()], indent=2))
+        return
+    if not _print_status(sb):
+        raise StreamctlError("no sandbox: run `streamctl sandbox up`")
+
+
+def _print_status(sb) -> bool:
+    from streamctl.ui_console import status_table
+
+    rows = sb.status()
+    if rows:
+        status_table(rows)
+    return bool(rows)
+
+
+@sandbox.command("down")
+@click.option("--wipe", is_flag=True, help="Also delete the sandbox's data, logs and state.")
+@click.pass_obj
+def sandbox_down(session: Session, wipe: bool) -> None:
+    """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period)."""
+    from streamctl.ui_console import progress_status
+
+    with progress_status("stopping the sandbox") as report:
+        sb = _sandbox(session, report)
+        if sb.load() is None and not wipe:
+            report.done("no sandbox running")
+            return
+        killed = sb.down(wipe=wipe)
+        suffix = f" ({', '.join(killed)} needed SIGKILL)" if killed else ""
+        report.done(f"sandbox stopped{suffix}" + ("; data wiped" if wipe else ""))
+
+
+# ---- kafka reads ----------------------------------------------------------------------
+
+@cli.command("brokers")
+@OUTPUT
+@click.pass_obj
+def brokers(session: Session, output: str) -> None:
+    """The cluster's brokers (one metadata call)."""
+    from streamctl.backends.kafka import KafkaBackend
+
+    ctx = session.context()
+    md = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout).metadata()
+    if output == "json":
+        click.echo(json.dumps({"cluster_id": md.cluster_id, "controller_id": md.controller_id,
+                               "brokers": [asdict(b) for b in md.brokers]}, indent=2))
+        return
+    from streamctl.ui_console import brokers_table
+
+    brokers_table(md)
+
+
+# ---- entry point ----------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cli.main(args=argv, prog_name="streamctl", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("streamctl: aborted", err=True)
+        return 130
+    except click.ClickException as exc:  # usage errors: bad option, missing argument
+        click.echo(f"streamctl: error: {exc.format_message()}", err=True)
+        return UsageError.exit_code
+    except StreamctlError as exc:
+        click.echo(f"streamctl: error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("streamctl: interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

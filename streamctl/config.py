@@ -1,0 +1,644 @@
+"""Contexts file: kubectl-style named contexts in YAML, validated with pydantic.
+
+Loading goes text -> YAML node tree -> plain data (with `${...}` secret references
+resolved) -> pydantic models. The node tree is kept so that every error can name the
+file, line and dotted key; errors are built from pydantic's `loc` and `msg` only, never
+from the input value, so a secret cannot leak into a message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path, PurePath
+from typing import Annotated, Any, Literal, TypeVar
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from streamctl import paths
+from streamctl.atomic import write_atomic
+from streamctl.errors import UsageError
+
+REDACTED = "***"
+_SECRET_WORDS = ("password", "secret", "token")
+# librdkafka keys holding key material or credentials that the word rules miss.
+_SECRET_KEYS = frozenset({"ssl.key.pem", "sasl.oauthbearer.config"})
+
+
+class ConfigError(UsageError):
+    """The config file is unreadable or invalid, or names no usable context."""
+
+
+def is_secret_property(key: str) -> bool:
+    """True for librdkafka property names whose values are credentials."""
+    key = key.lower()
+    return any(w in key for w in _SECRET_WORDS) or key.endswith(".key") or key in _SECRET_KEYS
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=_kebab,
+        populate_by_name=True,
+        use_attribute_docstrings=True,
+    )
+
+
+def _none_as_empty(value: Any) -> Any:
+    return {} if value is None else value
+
+
+# An empty YAML section (`flume:` with nothing under it) means the defaults.
+_T = TypeVar("_T")
+Section = Annotated[_T, BeforeValidator(_none_as_empty)]
+
+
+def _check_http_url(value: str | None) -> str | None:
+    if value is not None and not value.startswith(("http://", "https://")):
+        raise ValueError("must be an http:// or https:// URL")
+    return value
+
+
+def _expand_path(value: Any) -> Any:
+    return Path(value).expanduser() if isinstance(value, str) else value
+
+
+HttpUrl = Annotated[str, AfterValidator(_check_http_url)]
+UserPath = Annotated[Path, BeforeValidator(_expand_path)]
+
+
+class Thresholds(_Model):
+    """Limits for the health rules; every one has a default."""
+
+    lag_records_warn: int = Field(1000, ge=0)
+    """Consumer-group lag in records that raises a warning."""
+    lag_records_crit: int = Field(100_000, ge=0)
+    """Consumer-group lag in records that is critical."""
+    lag_seconds_warn: float = Field(60.0, ge=0)
+    """Consumer-group lag in seconds that raises a warning."""
+    lag_seconds_crit: float = Field(600.0, ge=0)
+    """Consumer-group lag in seconds that is critical."""
+    allowed_lag: int = Field(0, ge=0)
+    """Records a group may lag without counting as lagging at all."""
+    stall_window_seconds: float = Field(300.0, gt=0)
+    """How long committed offsets may stand still, with lag, before the group is stalled."""
+    min_brokers_warn: int | None = Field(None, ge=1)
+    """Warn below this many live brokers (default: kafka.expected_brokers)."""
+    min_brokers_crit: int | None = Field(None, ge=1)
+    """Critical below this many live brokers (default: kafka.expected_brokers)."""
+    channel_fill_warn_pct: float = Field(70.0, ge=0, le=100)
+    """Flume channel fill percentage that raises a warning."""
+    channel_fill_crit_pct: float = Field(90.0, ge=0, le=100)
+    """Flume channel fill percentage that is critical."""
+    source_idle_seconds: float = Field(300.0, gt=0)
+    """Seconds a Flume source may accept no events before it counts as idle."""
+    job_commit_age_warn_seconds: float = Field(300.0, ge=0)
+    """Age of a Spark job's last committed batch that raises a warning."""
+    job_commit_age_crit_seconds: float = Field(900.0, ge=0)
+    """Age of a Spark job's last committed batch that is critical."""
+    job_lag_records_warn: int = Field(10_000, ge=0)
+    """Records between a job's checkpoint and the log end that raise a warning."""
+    job_lag_records_crit: int = Field(1_000_000, ge=0)
+    """Records between a job's checkpoint and the log end that are critical."""
+    zk_latency_avg_warn_ms: float = Field(100.0, ge=0)
+    """ZooKeeper average request latency (ms) that raises a warning."""
+    zk_outstanding_warn: int = Field(10, ge=0)
+    """ZooKeeper outstanding requests that raise a warning."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Thresholds:
+        pairs = [
+            ("lag_records_warn", "lag_records_crit"),
+            ("lag_seconds_warn", "lag_seconds_crit"),
+            ("channel_fill_warn_pct", "channel_fill_crit_pct"),
+            ("job_commit_age_warn_seconds", "job_commit_age_crit_seconds"),
+            ("job_lag_records_warn", "job_lag_records_crit"),
+            ("min_brokers_crit", "min_brokers_warn"),  # fewer brokers is worse
+        ]
+        for low, high in pairs:
+            a, b = getattr(self, low), getattr(self, high)
+            if a is not None and b is not None and a > b:
+                raise ValueError(f"{low} must not exceed {high}")
+        return self
+
+
+class IncludeFilter(_Model):
+    """What to watch: fnmatch globs; by default everything."""
+
+    topics: list[str] = Field(default_factory=lambda: ["*"])
+    """Topic name globs to include."""
+    groups: list[str] = Field(default_factory=lambda: ["*"])
+    """Consumer group globs to include."""
+
+
+class ExcludeFilter(_Model):
+    """What to ignore even if included: fnmatch globs; by default nothing."""
+
+    topics: list[str] = Field(default_factory=list)
+    """Topic name globs to exclude."""
+    groups: list[str] = Field(default_factory=list)
+    """Consumer group globs to exclude."""
+
+
+class KafkaSettings(_Model):
+    """How to reach the Kafka cluster."""
+
+    bootstrap_servers: str = Field(min_length=1)
+    """Comma-separated host:port list."""
+    properties: dict[str, str] = Field(default_factory=dict)
+    """librdkafka properties passed through as-is (YAML numbers/booleans become strings)."""
+    expected_brokers: int | None = Field(None, ge=1)
+    """How many brokers the cluster should have."""
+    timeout: float = Field(10.0, gt=0)
+    """Seconds per network call."""
+
+    @field_validator("properties", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {_librdkafka_str(k): _librdkafka_str(v) for k, v in value.items()}
+        return _none_as_empty(value)
+
+    @field_validator("properties")
+    @classmethod
+    def _no_bootstrap(cls, value: dict[str, str]) -> dict[str, str]:
+        if "bootstrap.servers" in value:
+            raise ValueError("set kafka.bootstrap_servers, not properties['bootstrap.servers']")
+        return value
+
+    def client_config(self) -> dict[str, str]:
+        """The librdkafka config, secrets in clear: hand it to the client only."""
+        return {"bootstrap.servers": self.bootstrap_servers, **self.properties}
+
+    def redacted(self) -> dict[str, str]:
+        """The librdkafka config with secret values replaced by '***', safe to show."""
+        return _redact(self.client_config())
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            if name == "properties":
+                value = _redact(value)
+            yield name, value
+
+
+def _redact(props: dict[str, str]) -> dict[str, str]:
+    return {k: REDACTED if is_secret_property(k) else v for k, v in props.items()}
+
+
+def _librdkafka_str(value: Any) -> Any:
+    """YAML scalars as librdkafka spells them: true/false, 5, 0.5."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+class ZooKeeperAuth(_Model):
+    """ZooKeeper authentication (kazoo `auth_data`)."""
+
+    scheme: str = "digest"
+    """Auth scheme, usually 'digest'."""
+    credential: SecretStr
+    """Scheme credential, e.g. 'user:password' for digest."""
+
+
+class ZooKeeperSettings(_Model):
+    """How to reach ZooKeeper (optional)."""
+
+    hosts: str = Field(min_length=1)
+    """Comma-separated host:port list."""
+    chroot: str | None = None
+    """Chroot path the Kafka cluster lives under, e.g. '/kafka'."""
+    auth: ZooKeeperAuth | None = None
+    """Authentication, if the ensemble requires it."""
+    timeout: float = Field(10.0, gt=0)
+    """Seconds per network call."""
+    admin_url: HttpUrl | None = None
+    """AdminServer base URL, e.g. 'http://127.0.0.1:8080/commands'."""
+
+    @field_validator("chroot")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("must start with '/'")
+        return value
+
+
+class FlumeAgent(_Model):
+    """One Flume agent."""
+
+    metrics_url: HttpUrl
+    """The agent's HTTP monitoring endpoint (…/metrics)."""
+    config_file: UserPath | None = None
+    """The agent's properties file, if streamctl may start it."""
+    command: str | None = None
+    """Shell command that starts the agent, if streamctl may start it."""
+
+
+class FlumeSettings(_Model):
+    """Flume agents to watch, by name."""
+
+    agents: Section[dict[str, FlumeAgent]] = Field(default_factory=dict)
+    """Agents keyed by their Flume agent name."""
+
+
+class SparkJob(_Model):
+    """One Spark Structured Streaming job."""
+
+    checkpoint_dir: UserPath
+    """The query's checkpoint location (local path)."""
+    ui_url: HttpUrl | None = None
+    """The driver's Spark UI URL."""
+    progress_file: UserPath | None = None
+    """JSON-lines file our StreamingQueryListener writes progress to."""
+
+
+class SparkSettings(_Model):
+    """Spark jobs to watch, by name."""
+
+    jobs: Section[dict[str, SparkJob]] = Field(default_factory=dict)
+    """Jobs keyed by a name of your choice."""
+
+
+class Context(_Model):
+    """One environment: a Kafka cluster and what runs around it."""
+
+    read_only: bool = False
+    """Refuse every mutating operation."""
+    kafka: KafkaSettings
+    """The Kafka cluster (required)."""
+    zookeeper: ZooKeeperSettings | None = None
+    """ZooKeeper, for ZooKeeper-mode clusters."""
+    flume: Section[FlumeSettings] = Field(default_factory=FlumeSettings)
+    """Flume agents."""
+    spark: Section[SparkSettings] = Field(default_factory=SparkSettings)
+    """Spark Structured Streaming jobs."""
+    thresholds: Section[Thresholds] = Field(default_factory=Thresholds)
+    """Health rule limits."""
+    include: Section[IncludeFilter] = Field(default_factory=IncludeFilter)
+    """Topics and groups to watch."""
+    exclude: Section[ExcludeFilter] = Field(default_factory=ExcludeFilter)
+    """Topics and groups to ignore."""
+
+    _name: str = PrivateAttr(default="")
+
+    @property
+    def name(self) -> str:
+        """The context's key in the file."""
+        return self._name
+
+
+class Config(_Model):
+    """The whole file."""
+
+    current_context: str | None = None
+    """Context used when --context is not given."""
+    contexts: Section[dict[str, Context]] = Field(default_factory=dict)
+    """Contexts by name."""
+
+    _path: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _name_contexts(self) -> Config:
+        for name, context in self.contexts.items():
+            context._name = name
+        return self
+
+    @property
+    def path(self) -> Path | None:
+        """The file this config was loaded from."""
+        return self._path
+
+    def context(self, name: str | None = None) -> Context:
+        """The named context, or the current one when name is None."""
+        where = str(self._path) if self._path else "the config"
+        wanted = name or self.current_context
+        if not wanted:
+            raise ConfigError(f"no current-context set in {where}; use --context")
+        if wanted not in self.contexts:
+            raise ConfigError(f"no context '{wanted}' in {where} ({_known(self.contexts)})")
+        return self.contexts[wanted]
+
+
+def _known(contexts: dict[str, Any]) -> str:
+    return f"known: {', '.join(contexts)}" if contexts else "no contexts defined"
+
+
+# --------------------------------------------------------------- secret references
+
+# `$${` is a literal `${`; `${NAME}` an env var; `${file:PATH}` a file's contents.
+_REF = re.compile(r"\$\$\{|\$\{([^}]*)(\}?)")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+Mode = Literal["strict", "lenient", "off"]
+
+
+class _Unresolved(Exception):
+    """A reference that cannot be resolved; the message names it, never a value."""
+
+
+def _resolve(ref: str, base_dir: Path) -> str:
+    if ref.startswith("file:"):
+        return _read_secret_file(ref.removeprefix("file:"), base_dir)
+    if not _ENV_NAME.fullmatch(ref):
+        raise _Unresolved(f"invalid reference '${{{ref}}}' (use ${{NAME}} or ${{file:PATH}})")
+    value = os.environ.get(ref)
+    if value is None:
+        raise _Unresolved(f"environment variable '{ref}' is not set")
+    return value
+
+
+def _read_secret_file(name: str, base_dir: Path) -> str:
+    path = base_dir / Path(name).expanduser()  # relative paths: next to the config file
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _Unresolved(f"cannot read secret file '{path}': {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise _Unresolved(f"secret file '{path}' is not UTF-8 text") from None
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+# ------------------------------------------------------------------ YAML -> data
+
+
+def _dotted(parts: list[Any]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int) and not isinstance(part, bool):
+            out += f"[{part}]"
+        elif str(part).startswith("["):
+            out += str(part)  # pydantic's "[key]" marker
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+class _Builder:
+    """Builds plain data from a composed node tree, resolving `${...}` in string values.
+
+    mode "strict" fails on an unresolvable reference, "lenient" leaves it as written
+    (validating a file to save), "off" keeps every string raw (rewriting a file).
+    """
+
+    def __init__(self, label: str, base_dir: Path, mode: Mode) -> None:
+        self.label = label
+        self.base_dir = base_dir
+        self.mode = mode
+        self._constructor = yaml.SafeLoader("")
+        self._active: set[int] = set()  # nodes being built: catches recursive aliases
+
+    def build(self, node: Node, path: tuple[Any, ...] = ()) -> Any:
+        if id(node) in self._active:
+            raise self._error(node, path, "recursive alias")
+        self._active.add(id(node))
+        try:
+            if isinstance(node, MappingNode):
+                return self._mapping(node, path)
+            if isinstance(node, SequenceNode):
+                self._check_tag(node, yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, path)
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            return self._scalar(node, path)
+        finally:
+            self._active.discard(id(node))
+
+    def _mapping(self, node: MappingNode, path: tuple[Any, ...]) -> dict[Any, Any]:
+        self._check_tag(node, yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, path)
+        self._constructor.flatten_mapping(node)  # applies `<<` merge keys in place
+        data: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise self._error(key_node, path, "mapping keys must be plain scalars")
+            key = self._constructor.construct_object(key_node)
+            data[key] = self.build(value_node, (*path, key))
+        return data
+
+    def _scalar(self, node: Node, path: tuple[Any, ...]) -> Any:
+        value = self._constructor.construct_object(node)
+        if isinstance(value, str) and self.mode != "off":
+            value = self._interpolate(value, node, path)
+        return value
+
+    def _interpolate(self, text: str, node: Node, path: tuple[Any, ...]) -> str:
+        def substitute(match: re.Match[str]) -> str:
+            if match.group(0) == "$${":
+                return "${"
+            ref, closed = match.group(1), match.group(2)
+            if not closed:
+                raise self._error(node, path, "unterminated '${' (write '$${' for a literal)")
+            try:
+                return _resolve(ref, self.base_dir)
+            except _Unresolved as exc:
+                if self.mode == "lenient":
+                    return match.group(0)
+                raise self._error(node, path, str(exc)) from None
+
+        return _REF.sub(substitute, text)
+
+    def _check_tag(self, node: Node, expected: str, path: tuple[Any, ...]) -> None:
+        if node.tag != expected:
+            raise self._error(node, path, f"unsupported tag '{node.tag}'")
+
+    def _error(self, node: Node, path: tuple[Any, ...], message: str) -> ConfigError:
+        where = f"{self.label}:{node.start_mark.line + 1}"
+        key = f" {_dotted(list(path))}:" if path else ""
+        return ConfigError(f"{where}:{key} {message}")
+
+
+def _yaml_error(label: str, exc: yaml.YAMLError, text: str) -> ConfigError:
+    """One line: file:line:col: invalid YAML: problem (never the offending text)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "syntax error"
+        if mark is not None:
+            where = f"{label}:{mark.line + 1}:{mark.column + 1}"
+            return ConfigError(f"{where}: invalid YAML: {problem}")
+        return ConfigError(f"{label}: invalid YAML: {problem}")
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        problem = f"unacceptable character #x{exc.character:04x}"
+        return ConfigError(f"{label}:{line}:{column}: invalid YAML: {problem}")
+    return ConfigError(f"{label}: invalid YAML: {str(exc).splitlines()[0]}")
+
+
+def _parse(text: str, label: str, base_dir: Path, mode: Mode) -> tuple[Any, Node | None]:
+    """YAML text -> (plain data, root node); None data for an empty document."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = _Builder(label, base_dir, mode).build(root) if root is not None else None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(label, exc, text) from None
+    return data, root
+
+
+# ------------------------------------------------------ pydantic errors -> lines
+
+
+def _child(node: Node | None, part: Any) -> tuple[ScalarNode | None, Node] | None:
+    """The (key node, value node) that `part` of a pydantic loc refers to."""
+    if isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        return None, node.value[part]
+    if not isinstance(node, MappingNode):
+        return None
+    want = str(part)
+    pairs = [(k, v) for k, v in reversed(node.value) if isinstance(k, ScalarNode)]  # last key wins
+    for key_node, value_node in pairs:
+        if key_node.value == want:
+            return key_node, value_node
+    for key_node, value_node in pairs:  # kebab vs snake spelling
+        if key_node.value.replace("-", "_") == want.replace("-", "_"):
+            return key_node, value_node
+    return None
+
+
+def _locate(root: Node | None, loc: tuple[Any, ...]) -> tuple[int | None, str]:
+    """Line of the deepest key of `loc` present in the file, and the key path as written.
+
+    An unknown key points at itself; a missing field at its parent's key.
+    """
+    node = root
+    line = root.start_mark.line + 1 if root is not None else None
+    shown: list[Any] = []
+    for part in loc:
+        found = _child(node, part)
+        if found is None:
+            node = None
+            shown.append(part.replace("-", "_") if isinstance(part, str) else part)
+            continue
+        key_node, node = found
+        shown.append(key_node.value if key_node is not None else part)
+        line = (key_node or node).start_mark.line + 1
+    return line, _dotted(shown)
+
+
+_MODEL_INSTANCE = re.compile(r" or instance of \w+")
+
+
+def _validation_error(label: str, root: Node | None, exc: ValidationError) -> ConfigError:
+    # include_input=False: the input may be a secret; only loc and msg are used.
+    errors = exc.errors(include_input=False, include_url=False, include_context=False)
+    first = errors[0]
+    line, key = _locate(root, first["loc"])
+    where = f"{label}:{line}" if line is not None else label
+    message = first["msg"].removeprefix("Value error, ")
+    message = _MODEL_INSTANCE.sub("", message)  # "...dictionary or instance of Context"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ConfigError(f"{where}: {key}: {message}{more}" if key else f"{where}: {message}{more}")
+
+
+def _validate(text: str, label: str, base_dir: Path, mode: Mode) -> Config:
+    data, root = _parse(text, label, base_dir, mode)
+    try:
+        return Config.model_validate({} if data is None else data)
+    except ValidationError as exc:
+        raise _validation_error(label, root, exc) from None
+
+
+# --------------------------------------------------------------------- file I/O
+
+
+def _read_text(path: Path) -> str | None:
+    """The file's text, or None if it does not exist."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Load and validate the config file; a missing file is an empty config."""
+    target = paths.config_file(path)
+    text = _read_text(target)
+    config = Config() if text is None else _validate(text, str(target), target.parent, "strict")
+    config._path = target
+    return config
+
+
+def _read_raw(path: Path) -> dict[Any, Any]:
+    """The file's data exactly as written (no interpolation), for rewriting."""
+    text = _read_text(path)
+    data = None if text is None else _parse(text, str(path), path.parent, "off")[0]
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping")
+    return data
+
+
+def _contexts_of(raw: dict[Any, Any], path: Path) -> dict[Any, Any]:
+    contexts = raw.get("contexts") or {}
+    if not isinstance(contexts, dict):
+        raise ConfigError(f"{path}: contexts must be a mapping")
+    raw["contexts"] = contexts
+    return contexts
+
+
+def _current_key(raw: dict[Any, Any]) -> str:
+    """Whichever spelling of current-context the file already uses."""
+    return "current_context" if "current_context" in raw else "current-context"
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that also writes paths, as strings."""
+
+
+_Dumper.add_multi_representer(PurePath, lambda dumper, p: dumper.represent_str(str(p)))
+
+
+def _write(raw: dict[Any, Any], path: Path) -> None:
+    """Validate the new content (references resolved where possible), then write it."""
+    text = yaml.dump(raw, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    _validate(text, f"{path} (unsaved)", path.parent, "lenient")
+    write_atomic(path, text, mode=0o600)
+
+
+def save_context(
+    name: str, context_data: dict, path: Path | None = None, make_current: bool = True
+) -> None:
+    """Add or replace one context, keeping the rest of the file's values as written."""
+    target = paths.config_file(path)
+    raw = _read_raw(target)
+    _contexts_of(raw, target)[name] = context_data
+    if make_current:
+        raw[_current_key(raw)] = name
+    _write(raw, target)
+
+
+def remove_context(name: str, path: Path | None = None) -> None:
+    """Delete one context; unset current-context if it pointed at it."""
+    target = paths.config_file(path)
+    raw = _read_raw(target)
+    contexts = _contexts_of(raw, target)
+    if name not in contexts:
+        raise ConfigError(f"no context '{name}' in {target} ({_known(contexts)})")
+    del contexts[name]
+    if raw.get(_current_key(raw)) == name:
+        del raw[_current_key(raw)]
+    _write(raw, target)

@@ -1,0 +1,32 @@
+"""Where streamctl keeps its files (XDG base directories, via platformdirs)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP = "streamctl"
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP))
+
+
+def state_dir() -> Path:
+    return Path(platformdirs.user_state_dir(APP))
+
+
+def cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir(APP))
+
+
+def config_file(explicit: str | os.PathLike | None = None) -> Path:
+    """The config file: --config, else $STREAMCTL_CONFIG, else the XDG default."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("STREAMCTL_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    return config_dir() / "config.yaml"

@@ -1,0 +1,476 @@
+"""The sandbox: a real Kafka stack as local processes on 127.0.0.1 (no mocks, no Docker).
+
+Layout under the root folder (the XDG state dir by default, a tmp dir in tests):
+    conf/   generated server configs     data/   ZooKeeper and Kafka data
+    logs/   one log file per service      state.json   pids, ports, argv of each service
+The CLI, the demo and the pytest fixtures all run through this one class.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from streamctl import maven, paths, procs
+from streamctl.atomic import write_atomic
+from streamctl.errors import StreamctlError, UsageError
+
+Report = Callable[[str], None]
+
+ZOOKEEPER_HEAP = "128m"
+BROKER_HEAP = "512m"
+START_TIMEOUT = 180.0
+STOP_GRACE = 20.0
+
+JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
+             "-Djava.awt.headless=true"]
+
+LOG4J1 = """\
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.org.apache.zookeeper=WARN
+"""
+
+LOG4J2 = """\
+status = warn
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = info
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.request.name = kafka.request.logger
+logger.request.level = warn
+logger.state.name = state.change.logger
+logger.state.level = warn
+"""
+
+
+@dataclass
+class Service:
+    """One process of the sandbox, as recorded in state.json."""
+
+    name: str  # "zookeeper", "kafka-1", ...
+    role: str  # "zookeeper" | "broker"
+    port: int
+    argv: list[str]
+    log: str
+    node_id: int | None = None
+    controller_port: int | None = None  # KRaft nodes: the CONTROLLER listener
+    pid: int | None = None
+    create_time: float | None = None
+    stopped: bool = False  # stopped on purpose (down, stop_service), not crashed
+
+    @property
+    def alive(self) -> bool:
+        return procs.is_alive(self.pid, self.create_time)
+
+
+@dataclass
+class ServiceStatus:
+    name: str
+    role: str
+    pid: int | None
+    port: int
+    state: str  # running | paused | crashed | stopped
+    uptime: float | None
+    log: str
+    log_tail: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SandboxState:
+    mode: str  # "zookeeper" | "kraft"
+    brokers: int
+    services: list[Service]
+    admin_port: int | None = None  # ZooKeeper AdminServer
+    cluster_id: str | None = None
+
+    def by_role(self, role: str) -> list[Service]:
+        return [s for s in self.services if s.role == role]
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"127.0.0.1:{s.port}" for s in self.by_role("broker"))
+
+    @property
+    def zookeeper_hosts(self) -> str | None:
+        zk = self.by_role("zookeeper")
+        return f"127.0.0.1:{zk[0].port}" if zk else None
+
+    @classmethod
+    def from_json(cls, data: dict) -> SandboxState:
+        services = [Service(**s) for s in data.pop("services")]
+        return cls(services=services, **data)
+
+
+class Sandbox:
+    def __init__(self, root: Path | None = None, config_path: Path | None = None,
+                 jars_root: Path | None = None, report: Report = lambda _: None):
+        self.root = Path(root) if root else paths.state_dir() / "sandbox"
+        self.config_path = config_path
+        self.jars_root = jars_root
+        self.report = report
+
+    # ---- state -------------------------------------------------------------------
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / "state.json"
+
+    def load(self) -> SandboxState | None:
+        try:
+            return SandboxState.from_json(json.loads(self.state_file.read_text()))
+        except FileNotFoundError:
+            return None
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StreamctlError(f"sandbox state {self.state_file} is unreadable ({exc}); "
+                                 "run `streamctl sandbox down --wipe`") from None
+
+    def _save(self, state: SandboxState) -> None:
+        write_atomic(self.state_file, json.dumps(asdict(state), indent=2) + "\n", mode=0o644)
+
+    def state(self) -> SandboxState:
+        state = self.load()
+        if state is None:
+            raise StreamctlError("no sandbox here: run `streamctl sandbox up`")
+        return state
+
+    # ---- fetch -------------------------------------------------------------------
+
+    def fetch(self, kraft: bool = False) -> None:
+        for artifact_set in self._artifact_sets(kraft):
+            maven.fetch(artifact_set, self.jars_root, self.report)
+
+    @staticmethod
+    def _artifact_sets(kraft: bool) -> list[maven.ArtifactSet]:
+        return [maven.KAFKA_KRAFT if kraft else maven.KAFKA]
+
+    # ---- up ----------------------------------------------------------------------
+
+    def up(self, brokers: int = 3, kraft: bool = False) -> tuple[SandboxState, bool]:
+        """Start the stack; returns (state, started). A running stack is reported, not doubled."""
+        if brokers < 1:
+            raise UsageError("--brokers must be at least 1")
+        mode = "kraft" if kraft else "zookeeper"
+        state = self.load()
+        if state is not None and (state.mode != mode or state.brokers != brokers):
+            raise UsageError(
+                f"the sandbox at {self.root} is a {state.mode} stack with {state.brokers} broker(s); "
+                "run `streamctl sandbox down --wipe` before asking for another shape"
+            )
+        if state is not None and all(s.alive for s in state.services):
+            self.write_context(state)
+            return state, False
+        java = _java()
+        self.fetch(kraft)
+        if state is None:
+            state = self._plan(brokers, kraft)
+            self._write_configs(state)
+            if kraft:
+                self._format_storage(state, java)
+        for role in ("zookeeper", "broker"):
+            group = [s for s in state.by_role(role) if not s.alive]
+            for service in group:
+                self._start(state, service, java)
+            if group:
+                self._wait_ready(state, role)
+        self.write_context(state)
+        return state, True
+
+    def _plan(self, brokers: int, kraft: bool) -> SandboxState:
+        previous = self._previous_ports()
+        needed = brokers * (2 if kraft else 1) + (0 if kraft else 2)
+        ports = previous if len(previous) == needed and all(map(procs.port_is_free, previous)) \
+            else procs.free_ports(needed)
+        write_atomic(self.root / "ports.json", json.dumps(ports), mode=0o644)
+        services: list[Service] = []
+        admin_port = None
+        if not kraft:
+            zk_port, admin_port = ports[:2]
+            services.append(Service("zookeeper", "zookeeper", zk_port, [], self._log("zookeeper")))
+            ports = ports[2:]
+        for node in range(1, brokers + 1):
+            name = f"kafka-{node}"
+            services.append(Service(
+                name, "broker", ports[node - 1], [], self._log(name), node_id=node,
+                controller_port=ports[brokers + node - 1] if kraft else None,
+            ))
+        state = SandboxState(mode="kraft" if kraft else "zookeeper", brokers=brokers,
+                             services=services, admin_port=admin_port)
+        if kraft:
+            state.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        return state
+
+    def _previous_ports(self) -> list[int]:
+        try:
+            return [int(p) for p in json.loads((self.root / "ports.json").read_text())]
+        except (OSError, ValueError, TypeError):
+            return []
+
+    def _log(self, name: str) -> str:
+        return str(self.root / "logs" / f"{name}.log")
+
+    def _write_configs(self, state: SandboxState) -> None:
+        conf = self.root / "conf"
+        conf.mkdir(parents=True, exist_ok=True)
+        artifact_set = self._artifact_sets(state.mode == "kraft")[0]
+        cp = maven.classpath(artifact_set, self.jars_root)
+        if state.mode == "kraft":
+            (conf / "log4j2.properties").write_text(LOG4J2)
+            log_flag = f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}"
+        else:
+            (conf / "log4j.properties").write_text(LOG4J1)
+            log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
+        for service in state.services:
+            path = conf / f"{service.name}.properties"
+            if service.role == "zookeeper":
+                path.write_text(self._zookeeper_properties(service, state.admin_port))
+                main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
+            else:
+                path.write_text(self._broker_properties(service, state))
+                main, heap = "kafka.Kafka", BROKER_HEAP
+            service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, log_flag,
+                            "-cp", cp, main, str(path)]
+        self._save(state)
+
+    def _zookeeper_properties(self, service: Service, admin_port: int | None) -> str:
+        return _properties({
+            "dataDir": self.root / "data" / "zookeeper",
+            "clientPort": service.port,
+            "clientPortAddress": "127.0.0.1",
+            "tickTime": 2000, "initLimit": 10, "syncLimit": 5, "maxClientCnxns": 0,
+            "admin.enableServer": "true",
+            "admin.serverAddress": "127.0.0.1",
+            "admin.serverPort": admin_port,
+        })
+
+    def _broker_properties(self, service: Service, state: SandboxState) -> str:
+        replication = min(3, state.brokers)
+        props: dict[str, object] = {
+            "log.dirs": self.root / "data" / service.name,
+            "num.partitions": 1,
+            "default.replication.factor": replication,
+            "offsets.topic.replication.factor": replication,
+            "offsets.topic.num.partitions": 10,
+            "transaction.state.log.replication.factor": replication,
+            "transaction.state.log.min.isr": min(2, replication),
+            "auto.create.topics.enable": "false",
+            "group.initial.rebalance.delay.ms": 0,
+            "num.network.threads": 2, "num.io.threads": 2, "background.threads": 2,
+            "num.recovery.threads.per.data.dir": 1, "num.replica.fetchers": 1,
+            "replica.lag.time.max.ms": 10000,
+            "controlled.shutdown.max.retries": 2,
+        }
+        listener = f"PLAINTEXT://127.0.0.1:{service.port}"
+        if state.mode == "zookeeper":
+            props |= {
+                "broker.id": service.node_id,
+                "listeners": listener,
+                "advertised.listeners": listener,
+                "zookeeper.connect": state.zookeeper_hosts,
+                "zookeeper.session.timeout.ms": 6000,
+            }
+        else:
+            voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}"
+                              for b in state.by_role("broker"))
+            props |= {
+                "process.roles": "broker,controller",
+                "node.id": service.node_id,
+                "controller.quorum.voters": voters,
+                "listeners": f"{listener},CONTROLLER://127.0.0.1:{service.controller_port}",
+                "advertised.listeners": listener,
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": "PLAINTEXT",
+                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            }
+        return _properties(props)
+
+    def _format_storage(self, state: SandboxState, java: str) -> None:
+        """KRaft nodes need their log dirs formatted with the cluster id before first start."""
+        self.report("formatting KRaft storage")
+        cp = maven.classpath(maven.KAFKA_KRAFT, self.jars_root)
+
+        def format_one(service: Service) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [java, "-Xmx128m", *JVM_FLAGS, "-cp", cp, "kafka.tools.StorageTool", "format",
+                 "-t", state.cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
+                 "--ignore-formatted"],
+                capture_output=True, text=True, timeout=120,
+            )
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for service, result in zip(state.by_role("broker"),
+                                       pool.map(format_one, state.by_role("broker"))):
+                if result.returncode != 0:
+                    lines = (result.stderr or result.stdout).strip().splitlines()
+                    raise StreamctlError(f"formatting {service.name} failed: "
+                                         f"{lines[-1] if lines else result.returncode}")
+
+    def _start(self, state: SandboxState, service: Service, java: str) -> None:
+        self.report(f"starting {service.name} on 127.0.0.1:{service.port}")
+        argv = [java, *service.argv[1:]]
+        service.pid, service.create_time = procs.spawn(argv, Path(service.log), cwd=self.root)
+        service.stopped = False
+        self._save(state)
+
+    def _wait_ready(self, state: SandboxState, role: str, timeout: float = START_TIMEOUT) -> None:
+        self.report(f"waiting for {'ZooKeeper' if role == 'zookeeper' else 'the brokers'}")
+        deadline = time.monotonic() + timeout
+        while True:
+            for service in state.by_role(role):
+                if not service.stopped and not service.alive:
+                    raise StreamctlError(f"{service.name} exited while starting: "
+                                         f"{_last_error(Path(service.log))} (log: {service.log})")
+            if self._ready(state, role):
+                return
+            if time.monotonic() > deadline:
+                raise StreamctlError(f"{role} not ready after {timeout:.0f}s; see {self.root / 'logs'}")
+            time.sleep(0.5)
+
+    def _ready(self, state: SandboxState, role: str) -> bool:
+        if role == "zookeeper":
+            return all(zookeeper_mode(s.port) for s in state.by_role(role))
+        expected = {s.node_id for s in state.by_role("broker") if not s.stopped}
+        return self.registered_brokers(state) >= expected
+
+    def registered_brokers(self, state: SandboxState, timeout: float = 3.0) -> set[int]:
+        """Broker ids the cluster's metadata lists right now (empty if it does not answer)."""
+        from streamctl.backends.kafka import KafkaBackend
+
+        try:
+            md = KafkaBackend({"bootstrap.servers": state.bootstrap_servers}, timeout=timeout,
+                              kraft=state.mode == "kraft").metadata()
+        except StreamctlError:
+            return set()
+        return {b.id for b in md.brokers}
+
+    def write_context(self, state: SandboxState) -> None:
+        from streamctl.config import save_context
+
+        context: dict = {"kafka": {"bootstrap_servers": state.bootstrap_servers,
+                                   "expected_brokers": state.brokers, "timeout": 10.0}}
+        if state.zookeeper_hosts:
+            context["zookeeper"] = {"hosts": state.zookeeper_hosts,
+                                    "admin_url": f"http://127.0.0.1:{state.admin_port}/commands"}
+        save_context("sandbox", context, path=self.config_path)
+
+    # ---- one service at a time (fault tests, restarts) ----------------------------
+
+    def service(self, name: str) -> tuple[SandboxState, Service]:
+        state = self.state()
+        for service in state.services:
+            if service.name == name:
+                return state, service
+        known = ", ".join(s.name for s in state.services)
+        raise UsageError(f"no sandbox service {name!r} (known: {known})")
+
+    def stop_service(self, name: str, kill: bool = False) -> None:
+        """Stop one service: SIGTERM (a clean shutdown) or SIGKILL (a crash)."""
+        state, service = self.service(name)
+        if kill:
+            procs.kill(service.pid, service.create_time)
+        else:
+            procs.terminate(service.pid, service.create_time, STOP_GRACE)
+        service.stopped = True
+        self._save(state)
+
+    def start_service(self, name: str, wait: bool = True) -> None:
+        state, service = self.service(name)
+        if service.alive:
+            return
+        self._start(state, service, _java())
+        if wait:
+            self._wait_ready(state, service.role)
+
+    # ---- status and down ----------------------------------------------------------
+
+    def status(self) -> list[ServiceStatus]:
+        state = self.load()
+        if state is None:
+            return []
+        rows = []
+        for s in state.services:
+            alive = s.alive
+            if alive:
+                label = "paused" if procs.is_paused(s.pid) else "running"
+            else:
+                label = "stopped" if s.stopped else "crashed"
+            rows.append(ServiceStatus(
+                s.name, s.role, s.pid if alive else None, s.port, label,
+                time.time() - s.create_time if alive and s.create_time else None, s.log,
+                procs.tail(Path(s.log)) if label == "crashed" else [],
+            ))
+        return rows
+
+    def down(self, wipe: bool = False) -> list[str]:
+        """Stop every service (brokers before ZooKeeper); returns the names that needed SIGKILL."""
+        state = self.load()
+        killed: list[str] = []
+        if state is not None:
+            for role in ("broker", "zookeeper"):
+                group = [s for s in state.by_role(role) if s.alive]
+                for s in group:
+                    self.report(f"stopping {s.name}")
+                with ThreadPoolExecutor(max_workers=max(1, len(group))) as pool:
+                    results = pool.map(lambda s: procs.terminate(s.pid, s.create_time, STOP_GRACE), group)
+                    killed += [s.name for s, hard in zip(group, results) if hard]
+                for s in state.by_role(role):
+                    s.stopped = True
+            self._save(state)
+        if wipe and self.root.exists():
+            shutil.rmtree(self.root)
+        return killed
+
+
+def _properties(values: dict[str, object]) -> str:
+    return "".join(f"{key}={value}\n" for key, value in values.items() if value is not None)
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home and (Path(home) / "bin" / "java").exists() \
+        else shutil.which("java")
+    if not java:
+        raise StreamctlError("java not found: install a Java 17+ runtime "
+                             "(Debian: apt-get install openjdk-17-jre-headless)")
+    return java
+
+
+def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:
+    """The `Mode:` line of ZooKeeper's `srvr` answer (whitelisted by default), or None."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(b"srvr")
+            data = b""
+            while chunk := sock.recv(4096):
+                data += chunk
+    except OSError:
+        return None
+    for line in data.decode(errors="replace").splitlines():
+        if line.startswith("Mode:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def _last_error(log: Path) -> str:
+    lines = procs.tail(log, 40)
+    for line in reversed(lines):
+        if any(word in line for word in ("ERROR", "Exception", "Error:")):
+            return line.strip()[:300]
+    return lines[-1].strip()[:300] if lines else "no output"
