@@ -24,10 +24,10 @@ class Reporter:
         if self._status is not None:
             self._status.update(f"{message} …")
         else:
-            err.print(f"{message} …", highlight=False)
+            err.print(f"{message} …", highlight=False, soft_wrap=True)
 
     def done(self, message: str) -> None:
-        err.print(f"[green]✓[/] {message}" if err.is_terminal else message, highlight=False)
+        err.print(f"[green]✓[/] {message}" if err.is_terminal else message, highlight=False, soft_wrap=True)
 
 
 @contextmanager
