@@ -1,9 +1,12 @@
-"""Snapshot dataclasses: the one shape every front end reads (no I/O, no UI)."""
+"""Snapshot and finding dataclasses: the one shape every front end reads (no I/O, no UI)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
+
+# ---- Kafka snapshot ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Broker:
@@ -21,6 +24,9 @@ class PartitionState:
     leader: int  # -1 when there is none
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
+    low: int | None = None  # log start offset (earliest)
+    high: int | None = None  # log end offset (latest, the high watermark)
+    min_isr: int | None = None  # the topic's min.insync.replicas, when known
 
     @property
     def under_replicated(self) -> bool:
@@ -30,15 +36,168 @@ class PartitionState:
     def offline(self) -> bool:
         return self.leader < 0
 
+    @property
+    def under_min_isr(self) -> bool:
+        return self.offline or (self.min_isr is not None and len(self.isr) < self.min_isr)
+
+    @property
+    def at_min_isr(self) -> bool:
+        return not self.offline and self.min_isr is not None and len(self.isr) == self.min_isr
+
+    @property
+    def messages(self) -> int | None:
+        return None if self.low is None or self.high is None else self.high - self.low
+
 
 @dataclass(frozen=True)
-class ClusterMetadata:
-    """One metadata round trip: brokers, the controller where meaningful, partitions."""
+class Topic:
+    name: str
+    internal: bool
+    partitions: tuple[PartitionState, ...]
+    configs: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)
+
+
+@dataclass(frozen=True)
+class GroupMember:
+    member_id: str
+    client_id: str
+    host: str
+    assignments: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class ConsumerGroup:
+    id: str
+    state: str  # STABLE, EMPTY, DEAD, PREPARING_REBALANCE, COMPLETING_REBALANCE, UNKNOWN
+    type: str | None = None  # CLASSIC, CONSUMER
+    protocol: str | None = None  # range, roundrobin, ...
+    coordinator: int | None = None
+    members: tuple[GroupMember, ...] = ()
+
+
+@dataclass(frozen=True)
+class PartitionLag:
+    """A group's position on one partition. lag = log_end - committed (None if uncommitted)."""
+
+    group: str
+    topic: str
+    partition: int
+    committed: int | None
+    log_start: int | None
+    log_end: int | None
+    lag_seconds: float | None = None
+    lag_seconds_source: str | None = None  # "record" | "history" | None
+
+    @property
+    def lag(self) -> int | None:
+        if self.committed is None or self.log_end is None:
+            return None
+        return max(0, self.log_end - self.committed)
+
+    @property
+    def below_log_start(self) -> bool:
+        """The committed offset points at data already deleted by retention."""
+        return self.committed is not None and self.log_start is not None and self.committed < self.log_start
+
+
+@dataclass(frozen=True)
+class KafkaSnapshot:
+    taken_at: float  # unix seconds
     cluster_id: str | None
     brokers: tuple[Broker, ...]
-    controller_id: int | None
-    partitions: tuple[PartitionState, ...] = field(default=())
+    controller_id: int | None  # None in KRaft mode: a broker's answer names no real controller
+    kraft: bool
+    topics: tuple[Topic, ...]
+    groups: tuple[ConsumerGroup, ...] = ()
+    lags: tuple[PartitionLag, ...] = ()
+    errors: tuple[str, ...] = ()  # parts that could not be read (partial snapshot)
 
-    def topic_partitions(self, topic: str) -> list[PartitionState]:
-        return [p for p in self.partitions if p.topic == topic]
+    @property
+    def partitions(self) -> tuple[PartitionState, ...]:
+        return tuple(p for t in self.topics for p in t.partitions)
+
+    def topic_partitions(self, name: str) -> list[PartitionState]:
+        topic = self.topic(name)
+        return list(topic.partitions) if topic else []
+
+    def topic(self, name: str) -> Topic | None:
+        return next((t for t in self.topics if t.name == name), None)
+
+    def group(self, group_id: str) -> ConsumerGroup | None:
+        return next((g for g in self.groups if g.id == group_id), None)
+
+    def group_lags(self, group_id: str) -> list[PartitionLag]:
+        return [l for l in self.lags if l.group == group_id]
+
+
+# ---- health ---------------------------------------------------------------------------------
+
+class Severity(str, Enum):
+    OK = "OK"
+    WARN = "WARN"
+    CRIT = "CRIT"
+    UNKNOWN = "UNKNOWN"
+
+    @property
+    def exit_code(self) -> int:
+        return {"OK": 0, "WARN": 1, "CRIT": 2, "UNKNOWN": 3}[self.value]
+
+    @property
+    def rank(self) -> int:
+        """Worst-of order, as monitoring plugins combine states: CRIT > WARN > UNKNOWN > OK."""
+        return {"OK": 0, "UNKNOWN": 1, "WARN": 2, "CRIT": 3}[self.value]
+
+    @staticmethod
+    def worst(severities) -> Severity:
+        return max(severities, key=lambda s: s.rank, default=Severity.OK)
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: Severity
+    component: str  # kafka | zookeeper | flume | spark
+    object: str  # what it is about: "broker 2", "topic t/3", "group g"
+    code: str  # stable machine code: KAFKA_URP, KAFKA_GROUP_LAG, ...
+    text: str  # one line for people
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A number for perfdata and Prometheus. `labels` become Prometheus labels."""
+
+    name: str  # snake_case, e.g. "kafka_under_replicated_partitions"
+    value: float
+    help: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    uom: str = ""  # Nagios unit: "", "s", "%", "c", "B"
+    warn: float | None = None
+    crit: float | None = None
+    min: float | None = None
+    max: float | None = None
+    perfdata: bool = True  # also in the Nagios perfdata (per-object series usually are not)
+
+
+@dataclass
+class Evaluation:
+    """What `check` and the dashboard's Overview show: findings and metrics per component."""
+
+    findings: list[Finding] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
+    evaluated: list[str] = field(default_factory=list)  # components that answered in time
+    unevaluated: dict[str, str] = field(default_factory=dict)  # component -> why not
+
+    @property
+    def severity(self) -> Severity:
+        states = [f.severity for f in self.findings]
+        states += [Severity.UNKNOWN for _ in self.unevaluated]
+        return Severity.worst(states)
+
+    def problems(self) -> list[Finding]:
+        """Findings that are not OK, worst first."""
+        bad = [f for f in self.findings if f.severity is not Severity.OK]
+        return sorted(bad, key=lambda f: (-f.severity.rank, f.component, f.object))

@@ -70,3 +70,64 @@ def brokers_table(md) -> None:
     for b in md.brokers:
         table.add_row(str(b.id), b.host, str(b.port), b.rack or "-", "yes" if b.is_controller else "")
     out.print(table)
+
+
+def _table(title: str, columns: list[str], rows: list[list], right: set[str] = frozenset()) -> None:
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, justify="right" if column in right else "left")
+    for row in rows:
+        table.add_row(*("-" if v is None else str(v) for v in row))
+    out.print(table)
+
+
+def _issues(count: int) -> str:
+    return f"[bold red]{count}[/]" if count else "0"
+
+
+def topics_table(summaries: list[dict]) -> None:
+    columns = ["topic", "partitions", "rf", "urp", "offline", "under-min-isr", "messages", "retention.ms"]
+    rows = [[s["name"], s["partitions"], s["replication_factor"], _issues(s["under_replicated"]),
+             _issues(s["offline"]), _issues(s["under_min_isr"]), s["messages"], s["retention_ms"]]
+            for s in summaries]
+    _table("topics", columns, rows, right=set(columns[1:]))
+
+
+def topic_detail(detail: dict) -> None:
+    out.print(f"[bold]{detail['name']}[/]  partitions {detail['partitions']}  "
+              f"rf {detail['replication_factor']}  messages {detail['messages']}", highlight=False)
+    rows = []
+    for p in detail["partition_states"]:
+        out_of_sync = [r for r in p["replicas"] if r not in p["isr"]]
+        isr = ",".join(map(str, p["isr"])) + (f" [bold red](out: {','.join(map(str, out_of_sync))})[/]"
+                                              if out_of_sync else "")
+        leader = "[bold red]none[/]" if p["offline"] else p["leader"]
+        rows.append([p["partition"], leader, ",".join(map(str, p["replicas"])), isr, p["low"], p["high"]])
+    _table("partitions", ["partition", "leader", "replicas", "isr", "low", "high"], rows,
+           right={"partition", "low", "high"})
+    _table("configs", ["key", "value"], [[k, v] for k, v in sorted(detail["configs"].items())])
+    out.print("consumed by: " + (", ".join(detail["groups"]) or "no group"), highlight=False)
+
+
+def groups_table(summaries: list[dict]) -> None:
+    columns = ["group", "state", "members", "topics", "lag", "lag (s)"]
+    rows = [[s["id"], s["state"], s["members"], ",".join(s["topics"]), s["lag"],
+             None if s["lag_seconds"] is None else f"{s['lag_seconds']:.1f}"] for s in summaries]
+    _table("consumer groups", columns, rows, right={"members", "lag", "lag (s)"})
+
+
+def group_detail(detail: dict) -> None:
+    out.print(f"[bold]{detail['id']}[/]  state {detail['state']}  protocol {detail['protocol'] or '-'}  "
+              f"coordinator {detail['coordinator']}", highlight=False)
+    lag_table(detail["partitions"], title="partitions")
+    rows = [[m["client_id"], m["host"], m["member_id"],
+             ", ".join(f"{t}/{p}" for t, p in m["assignments"])] for m in detail["member_details"]]
+    _table("members", ["client id", "host", "member id", "assignment"], rows)
+
+
+def lag_table(lags: list[dict], title: str = "lag") -> None:
+    columns = ["group", "topic", "partition", "committed", "log start", "log end", "lag", "lag (s)", "from"]
+    rows = [[l["group"], l["topic"], l["partition"], l["committed"], l["log_start"], l["log_end"], l["lag"],
+             None if l["lag_seconds"] is None else f"{l['lag_seconds']:.1f}", l["lag_seconds_source"]]
+            for l in lags]
+    _table(title, columns, rows, right={"partition", "committed", "log start", "log end", "lag", "lag (s)"})
