@@ -246,6 +246,8 @@ class KafkaBackend:
             "group.id": f"streamctl-probe-{uuid.uuid4().hex[:8]}",  # assign() only: never joins or commits
             "enable.auto.commit": "false",
             "enable.partition.eof": "false",
+            # A committed offset deleted by retention reads from the oldest record left.
+            "auto.offset.reset": "earliest",
             "fetch.max.bytes": str(4 * 1024 * 1024),
             "max.partition.fetch.bytes": str(64 * 1024),
             "socket.timeout.ms": str(int(self.timeout * 1000)),

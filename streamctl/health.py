@@ -85,7 +85,7 @@ def _brokers(snap, thresholds, expected, findings, metrics) -> None:
     crit_below = thresholds.min_brokers_crit or expected
     warn_below = thresholds.min_brokers_warn or expected
     metrics.append(Metric("kafka_brokers", len(live), "Brokers registered in the cluster metadata",
-                          warn=warn_below, crit=crit_below, min=0))
+                          warn=warn_below, crit=crit_below, min=0, alert_below=True))
     # Brokers that hold replicas but are not registered are the ones that are down.
     assigned = {r for p in snap.partitions for r in p.replicas}
     missing = sorted(assigned - live)

@@ -180,6 +180,7 @@ class Metric:
     min: float | None = None
     max: float | None = None
     perfdata: bool = True  # also in the Nagios perfdata (per-object series usually are not)
+    alert_below: bool = False  # thresholds are floors (alert when value < warn/crit), e.g. brokers
 
 
 @dataclass
@@ -193,6 +194,8 @@ class Evaluation:
 
     @property
     def severity(self) -> Severity:
+        if not self.evaluated and not self.unevaluated:
+            return Severity.UNKNOWN  # nothing was judged: never report that as OK
         states = [f.severity for f in self.findings]
         states += [Severity.UNKNOWN for _ in self.unevaluated]
         return Severity.worst(states)

@@ -64,3 +64,31 @@ def _int(value: str | None) -> int | None:
         return int(value) if value is not None else None
     except ValueError:
         return None
+
+
+def snapshot_dict(snap: KafkaSnapshot) -> dict:
+    """The whole snapshot as plain data (fixtures, the dashboard's recorded snapshots)."""
+    return asdict(snap)
+
+
+def snapshot_from_dict(data: dict) -> KafkaSnapshot:
+    from streamctl.model import Broker, GroupMember
+
+    topics = tuple(
+        Topic(t["name"], t["internal"], tuple(
+            PartitionState(**{**p, "replicas": tuple(p["replicas"]), "isr": tuple(p["isr"])})
+            for p in t["partitions"]), dict(t["configs"]))
+        for t in data["topics"]
+    )
+    groups = tuple(
+        ConsumerGroup(**{**g, "members": tuple(
+            GroupMember(**{**m, "assignments": tuple(tuple(a) for a in m["assignments"])})
+            for m in g["members"])})
+        for g in data["groups"]
+    )
+    return KafkaSnapshot(
+        taken_at=data["taken_at"], cluster_id=data["cluster_id"],
+        brokers=tuple(Broker(**b) for b in data["brokers"]), controller_id=data["controller_id"],
+        kraft=data["kraft"], topics=topics, groups=groups,
+        lags=tuple(PartitionLag(**l) for l in data["lags"]), errors=tuple(data["errors"]),
+    )

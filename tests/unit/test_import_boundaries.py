@@ -19,6 +19,10 @@ HEADLESS = [
     "streamctl.sandbox",
     "streamctl.maven",
     "streamctl.backends.kafka",
+    "streamctl.check",
+    "streamctl.evaluate",
+    "streamctl.health",
+    "streamctl.lagstore",
 ]
 
 

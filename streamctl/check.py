@@ -1,0 +1,218 @@
+"""`streamctl check` renderers: Nagios plugin output, JSON (streamctl.check/v1), Prometheus.
+
+Pure functions of an Evaluation. cron pays for every import, so this module imports only the
+standard library and the model; prometheus_client is imported inside the Prometheus functions.
+Every renderer returns text ending in a newline: write it with `sys.stdout.write`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+from datetime import datetime, timezone
+from decimal import Decimal
+
+from streamctl.model import Evaluation, Finding, Metric, Severity
+
+SCHEMA = "streamctl.check/v1"  # docs/check-json-schema.json
+PLUGIN_NAME = "STREAMCTL"
+PLUGIN_STATES = {Severity.OK: "OK", Severity.WARN: "WARNING", Severity.CRIT: "CRITICAL",
+                 Severity.UNKNOWN: "UNKNOWN"}
+COUNT_WORDS = {Severity.CRIT: "critical", Severity.WARN: "warning", Severity.UNKNOWN: "unknown"}
+SUMMARY_LIMIT = 160  # characters of problem list on the first line, then "… and N more"
+
+
+def exit_code(evaluation: Evaluation) -> int:
+    return evaluation.severity.exit_code
+
+
+def component_states(evaluation: Evaluation) -> dict[str, Severity]:
+    """Worst finding per component (OK if none); an unevaluated component is at least UNKNOWN."""
+    names = [*evaluation.evaluated, *evaluation.unevaluated]
+    names += [f.component for f in evaluation.findings]
+    return {name: Severity.worst([f.severity for f in evaluation.findings if f.component == name]
+                                 + ([Severity.UNKNOWN] if name in evaluation.unevaluated else []))
+            for name in dict.fromkeys(names)}
+
+
+def summary(evaluation: Evaluation) -> str:
+    """One line: counts and the worst problems' texts, or which components are OK."""
+    problems = evaluation.problems()
+    items = [f.text for f in problems]
+    items += [f"{name} not evaluated: {why}" for name, why in evaluation.unevaluated.items()]
+    if not items and not evaluation.evaluated:
+        return "no component evaluated"
+    if not items:
+        return f"{', '.join(evaluation.evaluated)} OK"
+    counts = Counter(f.severity for f in problems)
+    head = ", ".join(f"{counts[s]} {word}" for s, word in COUNT_WORDS.items() if counts[s])
+    return _oneline((f"{head}: " if head else "") + _join_limited(items, SUMMARY_LIMIT))
+
+
+# ---- Nagios / Icinga ------------------------------------------------------------------------
+
+def render_nagios(evaluation: Evaluation) -> str:
+    """Monitoring-plugin output: status line with perfdata, then one line per problem."""
+    first = f"{PLUGIN_NAME} {PLUGIN_STATES[evaluation.severity]}: {summary(evaluation)}"
+    perf = " ".join(perfdata(m) for m in evaluation.metrics if m.perfdata)
+    lines = [f"{first} | {perf}" if perf else first]
+    lines += [_oneline(f"[{f.severity.value}] {_subject(f)}: {f.text}")
+              for f in evaluation.problems()]
+    lines += [_oneline(f"[UNKNOWN] {name} not evaluated: {why}")
+              for name, why in evaluation.unevaluated.items()]
+    return "\n".join(lines) + "\n"
+
+
+def perfdata(metric: Metric) -> str:
+    """`'label'=value[UOM];[warn];[crit];[min];[max]`, trailing empty fields dropped."""
+    label = metric.name + "".join(f"_{key}:{value}" for key, value in metric.labels.items())
+    label = _oneline(label).replace("=", ":").replace("'", "''")  # guidelines: no '=' in labels
+    value = _num(metric.value) + metric.uom if math.isfinite(metric.value) else "U"
+    floor = ":" if metric.alert_below else ""  # range "N:" alerts below N (the guidelines' syntax)
+    thresholds = [_num(x) + floor if _num(x) else "" for x in (metric.warn, metric.crit)]
+    fields = [value, *thresholds, _num(metric.min), _num(metric.max)]
+    while fields[-1] == "":
+        fields.pop()
+    return f"'{label}'=" + ";".join(fields)
+
+
+def _num(x: float | None) -> str:
+    """Plain decimal notation (the guidelines allow [-0-9.] only): 3, 0.5, 0.0000001."""
+    if x is None or not math.isfinite(x):
+        return ""
+    text = format(Decimal(repr(float(x))), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _subject(finding: Finding) -> str:
+    return f"{finding.component} {finding.object}" if finding.object else finding.component
+
+
+def _oneline(text: str) -> str:
+    """A '|' would start perfdata and a newline a new output line: neither may slip into text."""
+    return " ".join(text.replace("|", "/").splitlines())
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _join_limited(items: list[str], limit: int) -> str:
+    """Join with '; ' while the line stays under `limit`, then say how many were left out."""
+    shown: list[str] = []
+    for i, item in enumerate(items):
+        item = _clip(item, limit)
+        rest = len(items) - i - 1
+        tail = f" … and {rest} more" if rest else ""
+        if shown and len("; ".join([*shown, item]) + tail) > limit:
+            return "; ".join(shown) + f" … and {len(items) - i} more"
+        shown.append(item)
+    return "; ".join(shown)
+
+
+# ---- JSON -----------------------------------------------------------------------------------
+
+def render_json(evaluation: Evaluation, now: float) -> str:
+    """The `streamctl.check/v1` document (docs/check-json-schema.json)."""
+    findings = sorted(evaluation.findings, key=lambda f: (-f.severity.rank, f.component, f.object))
+    document = {
+        "schema": SCHEMA,
+        "state": evaluation.severity.value,
+        "exit_code": exit_code(evaluation),
+        "generated_at": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "summary": summary(evaluation),
+        "components": {
+            name: {"state": state.value, "evaluated": name not in evaluation.unevaluated,
+                   "reason": evaluation.unevaluated.get(name)}
+            for name, state in component_states(evaluation).items()
+        },
+        "findings": [
+            {"severity": f.severity.value, "component": f.component, "object": f.object,
+             "code": f.code, "text": f.text, "value": _finite(f.value)}
+            for f in findings
+        ],
+        "metrics": [
+            {"name": m.name, "value": _finite(m.value), "labels": _labels(m),
+             "uom": m.uom, "warn": _finite(m.warn), "crit": _finite(m.crit), "min": _finite(m.min),
+             "max": _finite(m.max)}
+            for m in evaluation.metrics
+        ],
+    }
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
+
+
+def _finite(x: float | None) -> float | None:
+    """JSON has no NaN or Infinity: they become null."""
+    return x if x is not None and math.isfinite(x) else None
+
+
+# ---- Prometheus (node_exporter textfile collector) -------------------------------------------
+
+def render_prometheus(evaluation: Evaluation, now: float) -> str:
+    from prometheus_client import generate_latest
+
+    return generate_latest(_registry(evaluation, now)).decode()
+
+
+def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike, now: float) -> None:
+    """Atomic: written to `<path>.<pid>.<tid>`, then renamed over `path`.
+
+    The collector reads only `*.prom` files, so it never sees the half-written temporary one.
+    """
+    from prometheus_client import write_to_textfile
+
+    write_to_textfile(os.fspath(path), _registry(evaluation, now))
+
+
+def _registry(evaluation: Evaluation, now: float):
+    from prometheus_client import CollectorRegistry, Gauge
+
+    registry = CollectorRegistry()
+    state = Gauge("streamctl_check_state",
+                  "Check state per component: 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN",
+                  ["component"], registry=registry)
+    up = Gauge("streamctl_check_up", "1 if the component was evaluated, 0 if it could not be",
+               ["component"], registry=registry)
+    counts = Gauge("streamctl_findings", "Findings per component and severity",
+                   ["component", "severity"], registry=registry)
+    per_component = Counter((f.component, f.severity) for f in evaluation.findings)
+    for name, severity in component_states(evaluation).items():
+        state.labels(name).set(severity.exit_code)
+        up.labels(name).set(0 if name in evaluation.unevaluated else 1)
+        for s in Severity:
+            counts.labels(name, s.value).set(per_component[name, s])
+    Gauge("streamctl_check_timestamp_seconds", "When the check ran (unix seconds)",
+          registry=registry).set(now)
+
+    for name, family in _families(evaluation.metrics).items():
+        keys = sorted(family[0].labels)
+        help_text = next((m.help for m in family if m.help), name)
+        gauge = Gauge(f"streamctl_{name}", help_text, keys, registry=registry)
+        for m in family:
+            (gauge.labels(**_labels(m)) if keys else gauge).set(m.value)
+    return registry
+
+
+def _labels(metric: Metric) -> dict[str, str]:
+    return {key: str(value) for key, value in metric.labels.items()}
+
+
+def _families(metrics: list[Metric]) -> dict[str, list[Metric]]:
+    """Metrics grouped by name; every series of a name must have the same label keys, once each."""
+    families: dict[str, list[Metric]] = {}
+    for m in metrics:
+        families.setdefault(m.name, []).append(m)
+    for name, family in families.items():
+        key_sets = sorted({tuple(sorted(m.labels)) for m in family})
+        if len(key_sets) > 1:
+            raise ValueError(f"metric {name!r}: every series needs the same label keys, got "
+                             + " vs ".join(str(list(keys)) for keys in key_sets))
+        series = Counter(tuple(sorted(m.labels.items())) for m in family)
+        duplicates = [dict(labels) for labels, n in series.items() if n > 1]
+        if duplicates:
+            raise ValueError(f"metric {name!r}: duplicate series {duplicates}")
+    return families

@@ -1,0 +1,315 @@
+"""Consumer-lag history kept across `streamctl check` runs, and Burrow-style group status.
+
+One cron run sees one offset per partition; this store keeps the recent samples per
+(context, group, topic, partition) in a small SQLite file (WAL, busy timeout, schema versioned
+by `PRAGMA user_version`) so that one run can tell a consumer catching up from one that stopped.
+
+A sample's lag is log_end - committed (at least 0), the log end carried forward from the
+previous sample when a snapshot lacked it. Because every run stores the current log end, the
+lag of a consumer that stopped committing keeps growing instead of freezing at its last commit.
+
+Status of one partition. The judged samples are those taken within `window` seconds before
+`now`; if fewer than 2, all stored samples (the detail says so). "History" is all stored samples.
+
+1. UNKNOWN: fewer than 2 samples with a known lag.
+2. REWOUND: the committed offset went down between two consecutive judged samples
+   (the most recent drop is reported).
+3. OK: the latest lag <= allowed_lag.
+4. STOPPED: the committed offset has stood still for at least `window` seconds (from the first
+   sample at the current offset to the latest one) while the latest lag > allowed_lag. The log
+   end need not move: a backlog that nobody drains is a stop too.
+5. STALLED: history spans at least `window`, the committed offset moved across the judged
+   samples, yet the lag never shrank from one judged sample to the next (latest lag > allowed).
+6. LAGGING: otherwise (latest lag > allowed): "catching up" when the latest lag is below the
+   first judged one; "not judged yet" while history spans less than `window`.
+
+A group is as bad as its worst partition: REWOUND > STOPPED > STALLED > LAGGING > OK > UNKNOWN
+(UNKNOWN only if every partition is; the order among the first three is only a tie-break).
+Only the partitions in the group's latest recorded snapshot are judged; `record` deletes
+partitions (and so groups) not seen for `expire_after` seconds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from itertools import groupby, pairwise
+from pathlib import Path
+from typing import NamedTuple
+
+from streamctl import paths
+from streamctl.errors import StreamctlError
+from streamctl.model import PartitionLag
+
+# Each entry upgrades the schema by one version; user_version counts the entries applied.
+_MIGRATIONS = (
+    """CREATE TABLE samples (
+        context TEXT NOT NULL, grp TEXT NOT NULL, topic TEXT NOT NULL, part INTEGER NOT NULL,
+        ts REAL NOT NULL, committed INTEGER NOT NULL, log_end INTEGER,
+        PRIMARY KEY (context, grp, topic, part, ts)
+    ) WITHOUT ROWID""",
+)
+
+_PARTITION = "context = :context AND grp = :grp AND topic = :topic AND part = :part"
+
+
+def default_path() -> Path:
+    """The store's file in the XDG state dir."""
+    return paths.state_dir() / "lag.sqlite"
+
+
+class LagStatus(str, Enum):
+    OK = "OK"
+    LAGGING = "LAGGING"
+    STALLED = "STALLED"
+    STOPPED = "STOPPED"
+    REWOUND = "REWOUND"
+    UNKNOWN = "UNKNOWN"
+
+    @property
+    def rank(self) -> int:
+        """Worst-of order: REWOUND > STOPPED > STALLED > LAGGING > OK > UNKNOWN."""
+        return _RANK.index(self)
+
+
+_RANK = [LagStatus.UNKNOWN, LagStatus.OK, LagStatus.LAGGING, LagStatus.STALLED,
+         LagStatus.STOPPED, LagStatus.REWOUND]
+
+
+@dataclass(frozen=True)
+class PartitionStatus:
+    topic: str
+    partition: int
+    status: LagStatus
+    lag: int | None  # latest lag in records
+    detail: str  # one line for people
+
+
+@dataclass(frozen=True)
+class GroupStatus:
+    group: str
+    status: LagStatus
+    partitions: tuple[PartitionStatus, ...]
+    detail: str  # one line for people: the worst partition's story
+
+
+class _Sample(NamedTuple):
+    ts: float
+    committed: int
+    lag: int
+
+
+class LagStore:
+    """Lag samples in one SQLite file; safe for several processes writing at once."""
+
+    def __init__(self, path: Path, *, expire_after: float = 3600.0, max_samples: int = 30,
+                 retention: float = 86400.0, timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.expire_after = expire_after
+        self.max_samples = max_samples
+        self.retention = retention
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StreamctlError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        with self._errors():
+            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        try:
+            with self._errors():
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._migrate()
+        except StreamctlError:
+            self._db.close()
+            raise
+
+    def __enter__(self) -> LagStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def record(self, context: str, lags: Iterable[PartitionLag], now: float) -> None:
+        """Store one snapshot's offsets (uncommitted partitions skipped), then prune, atomically."""
+        rows = [{"context": context, "grp": p.group, "topic": p.topic, "part": p.partition,
+                 "ts": now, "committed": p.committed, "log_end": p.log_end}
+                for p in lags if p.committed is not None]
+        with self._write() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO samples VALUES "
+                "(:context, :grp, :topic, :part, :ts, :committed, :log_end)", rows)
+            db.executemany(  # keep the newest max_samples per partition
+                f"DELETE FROM samples WHERE {_PARTITION} AND ts < (SELECT ts FROM samples"
+                f" WHERE {_PARTITION} ORDER BY ts DESC LIMIT 1 OFFSET :keep)",
+                [{**row, "keep": self.max_samples - 1} for row in rows])
+            db.execute("DELETE FROM samples WHERE ts < ?", (now - self.retention,))
+            db.execute(  # partitions (hence groups, topics) not seen for expire_after
+                "DELETE FROM samples WHERE context = :c AND (grp, topic, part) IN ("
+                " SELECT grp, topic, part FROM samples WHERE context = :c"
+                " GROUP BY grp, topic, part HAVING max(ts) < :cutoff)",
+                {"c": context, "cutoff": now - self.expire_after})
+
+    # ------------------------------------------------------------------ reading
+
+    def groups(self, context: str) -> list[str]:
+        """Groups with history in this context, sorted."""
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT DISTINCT grp FROM samples WHERE context = ? ORDER BY grp", (context,))
+            return [grp for (grp,) in rows]
+
+    def evaluate(self, context: str, group: str, now: float, allowed_lag: int,
+                 window: float) -> GroupStatus:
+        """The group's status from its history (rules in the module docstring)."""
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT topic, part, ts, committed, log_end FROM samples"
+                " WHERE context = ? AND grp = ? ORDER BY topic, part, ts",
+                (context, group)).fetchall()
+        if not rows:
+            return GroupStatus(group, LagStatus.UNKNOWN, (),
+                               f"no lag history for group {group} in context {context}")
+        latest = max(row[2] for row in rows)
+        parts = []
+        for (topic, part), items in groupby(rows, key=lambda row: (row[0], row[1])):
+            items = list(items)
+            if items[-1][2] == latest:  # partitions gone from the group's snapshot wait to expire
+                status, lag, detail = _judge(f"{topic}/{part}", _samples(items), now,
+                                             allowed_lag, window)
+                parts.append(PartitionStatus(topic, part, status, lag, detail))
+        status, detail = _summary(parts, allowed_lag)
+        return GroupStatus(group, status, tuple(parts), detail)
+
+    def lag_seconds_from_history(self, context: str, group: str, topic: str, partition: int,
+                                 committed: int, now: float) -> float | None:
+        """Seconds since the log end stood at `committed` (linear between the two samples
+        around it); 0 if caught up; None if the history does not reach back that far."""
+        with self._errors():
+            rows = self._db.execute(
+                f"SELECT log_end, ts FROM samples WHERE {_PARTITION} AND log_end IS NOT NULL"
+                " ORDER BY ts",
+                {"context": context, "grp": group, "topic": topic, "part": partition}).fetchall()
+        if not rows:
+            return None
+        if committed >= rows[-1][0]:
+            return 0.0
+        for (end_a, ts_a), (end_b, ts_b) in reversed(list(pairwise(rows))):
+            if end_a <= committed < end_b:
+                at = ts_a + (committed - end_a) / (end_b - end_a) * (ts_b - ts_a)
+                return max(0.0, now - at)
+        return None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _migrate(self) -> None:
+        with self._write() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(_MIGRATIONS):
+                raise StreamctlError(
+                    f"lag history {self.path} has schema version {version}, newer than this"
+                    f" streamctl knows ({len(_MIGRATIONS)}); upgrade streamctl or delete the file")
+            for number, step in enumerate(_MIGRATIONS[version:], start=version + 1):
+                db.execute(step)
+                db.execute(f"PRAGMA user_version = {number}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taking the lock up front (waits up to the busy timeout)."""
+        with self._errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """sqlite3 errors -> one StreamctlError naming the file and what to do."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            name = getattr(exc, "sqlite_errorname", None)
+            if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+                hint = "is damaged or not a lag history; delete it and streamctl starts a new one"
+            elif name == "SQLITE_BUSY":
+                hint = "is locked by another process; try again"
+            else:
+                hint = "cannot be used"
+            raise StreamctlError(f"lag history {self.path} {hint} ({exc})") from None
+
+
+def _samples(rows: list[tuple]) -> list[_Sample]:
+    """(topic, part, ts, committed, log_end) rows -> samples with a lag; log end carried forward."""
+    out, log_end = [], None
+    for _topic, _part, ts, committed, end in rows:
+        log_end = end if end is not None else log_end
+        if log_end is not None:
+            out.append(_Sample(ts, committed, max(0, log_end - committed)))
+    return out
+
+
+def _judge(name: str, samples: list[_Sample], now: float, allowed: int,
+           window: float) -> tuple[LagStatus, int | None, str]:
+    """One partition's (status, latest lag, detail)."""
+    if len(samples) < 2:
+        lag = samples[-1].lag if samples else None
+        return LagStatus.UNKNOWN, lag, f"{name} has {len(samples)} sample(s), 2 needed"
+    last = samples[-1]
+    judged = [s for s in samples if s.ts >= now - window]
+    note = ""
+    if len(judged) < 2:
+        judged = samples
+        note = f" (under 2 samples in the {window:.0f} s window: judged all {len(samples)})"
+    for older, newer in reversed(list(pairwise(judged))):
+        if newer.committed < older.committed:
+            return LagStatus.REWOUND, last.lag, (
+                f"{name} committed offset went back from {older.committed} to {newer.committed}"
+                f" {now - newer.ts:.0f} s ago{note}")
+    if last.lag <= allowed:
+        return LagStatus.OK, last.lag, f"{name} lag {last.lag} <= allowed {allowed}"
+    over = f"lag {last.lag} > allowed {allowed}"
+    since = last.ts
+    for sample in reversed(samples):
+        if sample.committed != last.committed:
+            break
+        since = sample.ts
+    if last.ts - since >= window:
+        return LagStatus.STOPPED, last.lag, (
+            f"{name} committed offset {last.committed} unchanged for {last.ts - since:.0f} s"
+            f" while {over}{note}")
+    first = judged[0]
+    span = last.ts - first.ts
+    covered = last.ts - samples[0].ts >= window
+    growing = all(b.lag >= a.lag for a, b in pairwise(judged))
+    if covered and last.committed > first.committed and growing:
+        return LagStatus.STALLED, last.lag, (
+            f"{name} committed offset moving but lag never shrank over {span:.0f} s"
+            f" ({first.lag} -> {last.lag}), {over}{note}")
+    if last.lag < first.lag:
+        why = f"catching up ({first.lag} -> {last.lag} over {span:.0f} s)"
+    elif not covered:
+        why = f"not judged yet: {last.ts - samples[0].ts:.0f} s of history, window {window:.0f} s"
+    else:
+        why = f"not shrinking over {span:.0f} s"
+    return LagStatus.LAGGING, last.lag, f"{name} {over}, {why}{note}"
+
+
+def _summary(parts: list[PartitionStatus], allowed: int) -> tuple[LagStatus, str]:
+    """The group's (status, detail) from its partitions'."""
+    worst = max(parts, key=lambda p: p.status.rank)
+    if worst.status is LagStatus.OK:
+        ok = sum(p.status is LagStatus.OK for p in parts)
+        return worst.status, f"lag <= allowed {allowed} on {ok} of {len(parts)} partition(s)"
+    alike = sum(p.status is worst.status for p in parts) - 1
+    more = f" (and {alike} more {worst.status.value})" if alike else ""
+    return worst.status, worst.detail + more

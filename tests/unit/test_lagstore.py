@@ -1,0 +1,302 @@
+"""Unit tests for streamctl.lagstore: statuses from sample sequences, pruning, history, files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from streamctl.errors import StreamctlError
+from streamctl.lagstore import GroupStatus, LagStatus, LagStore
+from streamctl.model import PartitionLag
+
+T0 = 1_700_000_000.0
+MINUTE = 60.0
+WINDOW = 300.0
+
+
+def lag(committed: int | None, log_end: int | None, topic: str = "weblogs", partition: int = 0,
+        group: str = "g") -> PartitionLag:
+    return PartitionLag(group=group, topic=topic, partition=partition, committed=committed,
+                        log_start=0, log_end=log_end)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with LagStore(tmp_path / "lag.sqlite") as s:
+        yield s
+
+
+def feed(store: LagStore, offsets: list[tuple[int, int]], start: float = T0,
+         step: float = MINUTE) -> float:
+    """Record (committed, log_end) for g weblogs/0, one sample per step; the last time."""
+    now = start
+    for i, (committed, log_end) in enumerate(offsets):
+        now = start + i * step
+        store.record("ctx", [lag(committed, log_end)], now)
+    return now
+
+
+def judge(store: LagStore, now: float, allowed: int = 0, window: float = WINDOW) -> GroupStatus:
+    return store.evaluate("ctx", "g", now, allowed_lag=allowed, window=window)
+
+
+def count_rows(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM samples").fetchone()[0]
+
+
+# ---------------------------------------------------------------- statuses
+
+
+def test_unknown_until_two_samples(store):
+    assert judge(store, T0).status is LagStatus.UNKNOWN  # no history at all
+    now = feed(store, [(100, 500)])
+    result = judge(store, now)
+    assert result.status is LagStatus.UNKNOWN
+    assert result.partitions[0].lag == 400
+    now = feed(store, [(100, 500), (200, 500)])
+    assert judge(store, now).status is not LagStatus.UNKNOWN
+
+
+def test_ok_when_lag_within_allowed(store):
+    now = feed(store, [(100, 100), (200, 200)])
+    result = judge(store, now)
+    assert result.status is LagStatus.OK
+    assert result.partitions[0].lag == 0
+
+
+def test_allowed_lag_is_respected(store):
+    now = feed(store, [(100, 150)] * 7)  # stood still 6 minutes, lag 50
+    assert judge(store, now, allowed=50).status is LagStatus.OK
+    assert judge(store, now, allowed=49).status is LagStatus.STOPPED
+
+
+def test_lagging_while_catching_up(store):
+    now = feed(store, [(0, 1000), (300, 1100), (600, 1200), (900, 1300), (1200, 1400),
+                       (1300, 1500), (1400, 1550)])
+    result = judge(store, now)
+    assert result.status is LagStatus.LAGGING
+    assert "catching up" in result.detail
+
+
+def test_lagging_not_judged_before_history_covers_window(store):
+    now = feed(store, [(100, 500), (100, 600), (100, 700)])  # 2 minutes of a standing offset
+    result = judge(store, now)
+    assert result.status is LagStatus.LAGGING
+    assert "not judged yet" in result.detail
+
+
+def test_stopped_when_committed_stands_still_and_lag_grows(store):
+    offsets = [(1200, 1200 + 900 * i) for i in range(7)]  # the current offset equals the last
+    now = feed(store, offsets)
+    result = judge(store, now)
+    assert result.status is LagStatus.STOPPED
+    assert result.partitions[0].lag == 5400  # against the newest log end, not frozen
+    assert result.detail == (
+        "weblogs/0 committed offset 1200 unchanged for 360 s while lag 5400 > allowed 0")
+
+
+def test_stopped_with_an_idle_log_end_but_a_backlog(store):
+    now = feed(store, [(100, 900)] * 6)
+    assert judge(store, now).status is LagStatus.STOPPED
+
+
+def test_stalled_when_commits_move_but_lag_never_shrinks(store):
+    now = feed(store, [(10 * i, 100 * i) for i in range(1, 8)])
+    result = judge(store, now)
+    assert result.status is LagStatus.STALLED
+    assert "lag never shrank" in result.detail
+
+
+def test_not_stalled_before_history_covers_window(store):
+    now = feed(store, [(10 * i, 100 * i) for i in range(1, 4)])  # 2 minutes of history
+    result = judge(store, now)
+    assert result.status is LagStatus.LAGGING
+    assert "not judged yet" in result.detail
+
+
+def test_missing_log_end_is_carried_forward(store):
+    now = feed(store, [(100, 500), (200, None)])
+    result = judge(store, now)
+    assert result.status is LagStatus.LAGGING
+    assert result.partitions[0].lag == 300
+
+
+def test_rewound_reports_the_latest_drop(store):
+    now = feed(store, [(100, 1000), (200, 1000), (150, 1000), (300, 1000), (250, 1000)])
+    result = judge(store, now)
+    assert result.status is LagStatus.REWOUND
+    assert "from 300 to 250" in result.detail
+
+
+def test_window_is_respected(store):
+    # Lag shrank during the first 5 minutes, then grew with commits moving for the last 5.
+    offsets = [(0, 1000), (300, 1100), (600, 1200), (900, 1300), (1000, 1400), (1010, 1500),
+               (1020, 1600), (1030, 1700), (1040, 1800), (1050, 1900)]
+    now = feed(store, offsets)
+    assert judge(store, now, window=WINDOW).status is LagStatus.STALLED
+    assert judge(store, now, window=9 * MINUTE).status is LagStatus.LAGGING
+
+
+def test_sparse_samples_use_all_history_and_say_so(store):
+    now = feed(store, [(100, 500), (100, 900)], step=600.0)  # one sample inside the window
+    result = judge(store, now)
+    assert result.status is LagStatus.STOPPED
+    assert "judged all 2" in result.detail
+
+
+def test_group_is_its_worst_partition(store):
+    for i in range(7):
+        store.record("ctx", [lag(100 * i, 100 * i, partition=0),
+                             lag(5, 50 + 10 * i, partition=1)], T0 + i * MINUTE)
+    result = judge(store, T0 + 6 * MINUTE)
+    assert [p.status for p in result.partitions] == [LagStatus.OK, LagStatus.STOPPED]
+    assert result.status is LagStatus.STOPPED
+    assert result.detail.startswith("weblogs/1 committed offset 5 unchanged")
+
+
+def test_unknown_partition_does_not_hide_ok_ones(store):
+    store.record("ctx", [lag(10, 10, partition=0)], T0)
+    store.record("ctx", [lag(20, 20, partition=0), lag(5, 5, partition=1)], T0 + MINUTE)
+    result = judge(store, T0 + MINUTE)
+    assert [p.status for p in result.partitions] == [LagStatus.OK, LagStatus.UNKNOWN]
+    assert result.status is LagStatus.OK
+
+
+def test_uncommitted_partitions_are_ignored(store):
+    store.record("ctx", [lag(None, 500)], T0)
+    assert store.groups("ctx") == []
+
+
+# ---------------------------------------------------------------- pruning
+
+
+def test_deleted_group_expires(tmp_path):
+    with LagStore(tmp_path / "lag.sqlite", expire_after=3600) as store:
+        store.record("ctx", [lag(1, 1, group="a"), lag(1, 1, group="b")], T0)
+        store.record("ctx", [lag(2, 2, group="a")], T0 + 1800)
+        assert store.groups("ctx") == ["a", "b"]
+        store.record("ctx", [lag(3, 3, group="a")], T0 + 3601)
+        assert store.groups("ctx") == ["a"]
+        assert store.groups("other") == []
+
+
+def test_deleted_topic_partitions_expire_and_are_not_judged(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, expire_after=3600) as store:
+        both = [lag(1, 1, topic="x"), lag(1, 9, topic="y"), lag(1, 9, topic="y", partition=1)]
+        store.record("ctx", both, T0)
+        store.record("ctx", both, T0 + 600)
+        store.record("ctx", [lag(2, 2, topic="x")], T0 + 1200)  # topic y deleted
+        result = judge(store, T0 + 1200)
+        assert [(p.topic, p.status) for p in result.partitions] == [("x", LagStatus.OK)]
+        assert count_rows(path) == 7
+        store.record("ctx", [lag(3, 3, topic="x")], T0 + 600 + 3601)
+        assert count_rows(path) == 4  # only x's samples remain
+
+
+def test_sample_cap_and_retention(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, max_samples=5, retention=86400, expire_after=90000) as store:
+        feed(store, [(i, i) for i in range(12)])
+        assert count_rows(path) == 5
+        assert store.lag_seconds_from_history("ctx", "g", "weblogs", 0, 6, T0) is None
+        store.record("ctx", [lag(50, 50, partition=1)], T0 + 86400 + 12 * MINUTE)
+        assert count_rows(path) == 1  # partition 0's samples are past retention
+
+
+# ---------------------------------------------------------------- lag in seconds
+
+
+def test_lag_seconds_interpolates_the_log_end_history(store):
+    for end, ts in [(1000, 100.0), (1600, 160.0), (2200, 220.0)]:
+        store.record("ctx", [lag(0, end)], ts)
+
+    def seconds(committed: int) -> float | None:
+        return store.lag_seconds_from_history("ctx", "g", "weblogs", 0, committed, 250.0)
+
+    assert seconds(1300) == pytest.approx(120.0)  # log end was 1300 at t=130
+    assert seconds(1600) == pytest.approx(90.0)  # exactly a sample
+    assert seconds(2200) == 0.0  # caught up
+    assert seconds(999) is None  # before the history
+    assert store.lag_seconds_from_history("ctx", "g", "weblogs", 7, 1300, 250.0) is None
+
+
+# ---------------------------------------------------------------- the file
+
+
+def test_two_handles_share_one_file(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path) as first, LagStore(path) as second:
+        first.record("ctx", [lag(100, 500)], T0)
+        second.record("ctx", [lag(100, 900)], T0 + WINDOW)
+        second.record("ctx", [lag(1, 1, group="h")], T0 + WINDOW)
+        assert first.groups("ctx") == ["g", "h"]
+        assert judge(first, T0 + WINDOW).status is LagStatus.STOPPED
+
+
+def test_a_writer_waits_for_another_ones_transaction(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path) as store:
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        release = threading.Timer(0.2, other.execute, ("COMMIT",))
+        release.start()
+        store.record("ctx", [lag(1, 1)], T0)  # blocks until the other commits
+        release.join()
+        other.close()
+        assert store.groups("ctx") == ["g"]
+
+
+def test_a_lock_held_too_long_is_a_clear_error(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, timeout=0.05) as store:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StreamctlError, match="locked by another process"):
+            store.record("ctx", [lag(1, 1)], T0)
+        other.close()
+
+
+def test_new_file_is_wal_with_a_schema_version(tmp_path):
+    path = tmp_path / "state" / "lag.sqlite"  # the directory is created too
+    LagStore(path).close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    with LagStore(path) as store:  # reopening keeps the data and the version
+        store.record("ctx", [lag(1, 1)], T0)
+    with LagStore(path) as store:
+        assert store.groups("ctx") == ["g"]
+
+
+def test_corrupt_file_is_a_clear_error(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    path.write_bytes(b"not a database, just some bytes\n" * 64)
+    with pytest.raises(StreamctlError) as err:
+        LagStore(path)
+    assert str(path) in str(err.value)
+    assert "delete it" in str(err.value)
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(StreamctlError, match="schema version 99"):
+        LagStore(path)
+
+
+def test_damaged_pages_are_a_clear_error(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path) as store:
+        feed(store, [(i, i) for i in range(5)])
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)  # everything after the first page
+    path.write_bytes(bytes(data))
+    with pytest.raises(StreamctlError, match="delete it"):
+        with LagStore(path) as store:
+            store.groups("ctx")
