@@ -26,7 +26,7 @@ from streamctl.model import (
 
 KEY_CONFIGS = ("min.insync.replicas", "retention.ms", "retention.bytes", "cleanup.policy",
                "max.message.bytes", "segment.bytes")
-GROUP_OFFSETS_CONCURRENCY = 8
+GROUP_OFFSETS_CONCURRENCY = 32
 
 
 class KafkaError(StreamctlError):
@@ -105,8 +105,14 @@ class KafkaBackend:
         deadline = deadline or Deadline(self.timeout)
         errors: list[str] = []
         snap = self.metadata(deadline=deadline)
-        configs = self._configs(snap, deadline, errors)
-        earliest, latest = self._watermarks(snap.partitions, deadline, errors)
+        # Configs, watermarks and the group reads are independent: all in flight at once.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="kafka-snapshot") as pool:
+            configs_job = pool.submit(self._configs, snap, deadline, errors)
+            watermarks_job = pool.submit(self._watermarks, snap.partitions, deadline, errors)
+            groups_job = pool.submit(self._groups_and_offsets, deadline, errors, group_filter) if groups else None
+            configs = configs_job.result()
+            earliest, latest = watermarks_job.result()
+            described, committed = groups_job.result() if groups_job else ((), {})
         topics = tuple(
             replace(t, configs=configs.get(t.name, {}), partitions=tuple(
                 replace(p, low=earliest.get((p.topic, p.partition)), high=latest.get((p.topic, p.partition)),
@@ -116,13 +122,15 @@ class KafkaBackend:
         )
         snap = replace(snap, topics=topics)
         if groups:
-            described = self._groups(deadline, errors, group_filter)
-            committed = self._committed(described, deadline, errors)
             lags = _lags(committed, earliest, latest)
             if lag_time:
                 lags = self._lag_seconds(lags, deadline, errors)
             snap = replace(snap, groups=described, lags=tuple(lags))
         return replace(snap, errors=tuple(errors))
+
+    def _groups_and_offsets(self, deadline: Deadline, errors: list[str], keep: Callable[[str], bool]):
+        described = self._groups(deadline, errors, keep)
+        return described, self._committed(described, deadline, errors)
 
     def _configs(self, snap: KafkaSnapshot, deadline: Deadline, errors: list[str]):
         """Key configs of every topic in one batched describe_configs call."""
@@ -266,7 +274,6 @@ class KafkaBackend:
                     if message.error() or key not in missing:
                         continue
                     missing.discard(key)
-                    consumer.pause([TopicPartition(*key)])
                     _, ts = message.timestamp()
                     if ts > 0:
                         stamps[(key[0], key[1], offsets[key])] = ts / 1000.0

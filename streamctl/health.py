@@ -69,18 +69,19 @@ def kafka_health(snap: KafkaSnapshot, thresholds, expected_brokers: int | None =
                  group_status: Mapping[str, GroupStatusLike] | None = None) -> tuple[list[Finding], list[Metric]]:
     findings: list[Finding] = []
     metrics: list[Metric] = []
-    _brokers(snap, thresholds, expected_brokers, findings, metrics)
-    _partitions(snap, filters, findings, metrics)
+    watched = [p for t in snap.topics if filters.topic(t.name) for p in t.partitions]
+    _brokers(snap, watched, thresholds, expected_brokers, findings, metrics)
+    _partitions(snap, watched, findings, metrics)
     _groups(snap, thresholds, filters, group_status or {}, findings, metrics)
     for error in snap.errors:
         findings.append(Finding(UNKNOWN, "kafka", "snapshot", "KAFKA_PARTIAL", f"could not read {error}"))
     if not any(f.severity is not OK for f in findings):
         findings.append(Finding(OK, "kafka", "cluster", "KAFKA_OK",
-                                f"{len(snap.brokers)} brokers, {len(snap.partitions)} partitions healthy"))
+                                f"{len(snap.brokers)} brokers, {len(watched)} partitions healthy"))
     return findings, metrics
 
 
-def _brokers(snap, thresholds, expected, findings, metrics) -> None:
+def _brokers(snap, watched, thresholds, expected, findings, metrics) -> None:
     live = {b.id for b in snap.brokers}
     crit_below = thresholds.min_brokers_crit or expected
     warn_below = thresholds.min_brokers_warn or expected
@@ -91,9 +92,9 @@ def _brokers(snap, thresholds, expected, findings, metrics) -> None:
     missing = sorted(assigned - live)
     count_missing = max(len(missing), (expected or 0) - len(live))
     if count_missing > 0:
-        severity = CRIT if crit_below and len(live) < crit_below else WARN
+        severity = CRIT if crit_below is None or len(live) < crit_below else WARN
         names = ", ".join(f"broker {b}" for b in missing) or f"{count_missing} broker(s)"
-        urp = sum(p.under_replicated for p in snap.partitions)
+        urp = sum(p.under_replicated for p in watched)
         findings.append(Finding(
             severity, "kafka", names if missing else "brokers", "KAFKA_BROKER_DOWN",
             f"{names} down ({len(live)} of {expected or len(live) + count_missing} brokers); "
@@ -102,19 +103,18 @@ def _brokers(snap, thresholds, expected, findings, metrics) -> None:
     if not snap.kraft:
         active = snap.controller_id is not None and snap.controller_id in live
         metrics.append(Metric("kafka_active_controller", int(active), "1 when a live broker is controller",
-                              crit=None, min=0, max=1))
+                              crit=1, min=0, max=1, alert_below=True))
         if not active:
             findings.append(Finding(CRIT, "kafka", "controller", "KAFKA_NO_CONTROLLER",
                                     "no active controller"))
 
 
-def _partitions(snap, filters, findings, metrics) -> None:
+def _partitions(snap, partitions, findings, metrics) -> None:
     live = {b.id for b in snap.brokers}
-    partitions = [p for t in snap.topics if filters.topic(t.name) for p in t.partitions]
     offline = [p for p in partitions if p.offline or p.leader not in live]
     urp = [p for p in partitions if p.under_replicated]
     under_min = [p for p in partitions if p.under_min_isr and p not in offline]
-    at_min = [p for p in partitions if p.at_min_isr]
+    at_min = [p for p in partitions if p.at_min_isr and p not in offline]
     for name, items, severity, code, words in (
         ("kafka_offline_partitions", offline, CRIT, "KAFKA_OFFLINE", "offline partitions"),
         ("kafka_under_min_isr_partitions", under_min, CRIT, "KAFKA_UNDER_MIN_ISR", "under-min-ISR partitions"),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from streamctl import maven, paths, procs
+from streamctl.jvm import java as _java
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
 
@@ -439,16 +439,6 @@ class Sandbox:
 
 def _properties(values: dict[str, object]) -> str:
     return "".join(f"{key}={value}\n" for key, value in values.items() if value is not None)
-
-
-def _java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home and (Path(home) / "bin" / "java").exists() \
-        else shutil.which("java")
-    if not java:
-        raise StreamctlError("java not found: install a Java 17+ runtime "
-                             "(Debian: apt-get install openjdk-17-jre-headless)")
-    return java
 
 
 def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:

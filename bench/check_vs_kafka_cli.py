@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Benchmark: `streamctl check` against Kafka's own CLI tools and `kcat -L`, same cluster, same run.
+
+    .venv/bin/python bench/check_vs_kafka_cli.py [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
+
+Starts its own sandbox (3 brokers, ZooKeeper) in a temporary directory, creates the topics and
+groups with committed offsets, then times, as whole processes (median of --runs):
+  streamctl   `streamctl check --format json` (every rule, lag of every group)
+  kafka CLI   TopicCommand --describe with --under-replicated-partitions, then
+              --unavailable-partitions, then --under-min-isr-partitions (the three are exclusive),
+              plus ConsumerGroupCommand --describe --all-groups, as kafka-topics.sh /
+              kafka-consumer-groups.sh run them (java -cp <the fetched jars> ...)
+  kcat -L     one metadata round trip (Debian's kcat): the floor
+Targets: streamctl >= 10x faster than the Kafka CLI pair, within 3x of kcat -L.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from streamctl.jvm import tool_argv
+from streamctl.sandbox import Sandbox
+
+STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
+
+
+def populate(bootstrap: str, topics: int, partitions: int, groups: int) -> None:
+    cfg = {"bootstrap.servers": bootstrap, "log_level": "0"}
+    admin = AdminClient(cfg)
+    names = [f"bench-{i:04d}" for i in range(topics)]
+    for chunk in range(0, topics, 50):
+        futures = admin.create_topics([NewTopic(n, partitions, 3) for n in names[chunk:chunk + 50]],
+                                      operation_timeout=60, request_timeout=60)
+        for future in futures.values():
+            future.result(timeout=120)
+    time.sleep(2)
+    producer = Producer({**cfg, "linger.ms": "20"})
+    for name in names:
+        for p in range(partitions):
+            for i in range(20):
+                producer.produce(name, f"r{i}".encode(), partition=p)
+        producer.poll(0)
+    producer.flush(120)
+    for g in range(groups):
+        topic = names[g % topics]
+        consumer = Consumer({**cfg, "group.id": f"bench-group-{g:04d}", "enable.auto.commit": False})
+        consumer.commit(offsets=[TopicPartition(topic, p, 5 + p) for p in range(partitions)],
+                        asynchronous=False)
+        consumer.close()
+
+
+def timed(argv: list[str], env: dict[str, str], runs: int, ok=(0,)) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        samples.append(time.perf_counter() - started)
+        if result.returncode not in ok:
+            raise SystemExit(f"{argv[0]} ... failed ({result.returncode}): {result.stderr[-500:]}")
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=300)
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--groups", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
+    args = parser.parse_args()
+    kcat = shutil.which("kcat")
+    if not kcat:
+        raise SystemExit("kcat not found: apt-get install kcat")
+
+    tmp = Path(tempfile.mkdtemp(prefix="streamctl-bench-"))
+    sandbox = Sandbox(root=tmp / "state" / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
+    print(f"sandbox in {tmp}", flush=True)
+    state, _ = sandbox.up(brokers=3)
+    bootstrap = state.bootstrap_servers
+    try:
+        started = time.perf_counter()
+        populate(bootstrap, args.topics, args.partitions, args.groups)
+        print(f"populated {args.topics} topics x {args.partitions} partitions (rf 3), "
+              f"{args.groups} groups in {time.perf_counter() - started:.1f} s", flush=True)
+        config = tmp / "bench.yaml"
+        config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
+            "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3, "timeout": 30},
+            "thresholds": {"lag_records_warn": 10**9, "lag_records_crit": 10**9,
+                           "lag_seconds_warn": 10**9, "lag_seconds_crit": 10**9}}}}))
+        env = {**os.environ, "STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp / "state")}
+
+        ours = timed([STREAMCTL, "check", "--format", "json", "--timeout", "120"], env, args.runs, ok=(0, 1))
+        topic_cmd = "org.apache.kafka.tools.TopicCommand"
+        topic_flags = ["--under-replicated-partitions", "--unavailable-partitions", "--under-min-isr-partitions"]
+        kafka_topics = sum(timed(tool_argv(topic_cmd, "--bootstrap-server", bootstrap, "--describe", flag),
+                                 env, args.runs) for flag in topic_flags)
+        kafka_groups = timed(tool_argv("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                       "--bootstrap-server", bootstrap, "--describe", "--all-groups"),
+                             env, args.runs)
+        floor = timed([kcat, "-L", "-b", bootstrap], env, args.runs)
+    finally:
+        if not args.keep:
+            sandbox.down(wipe=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    kafka_cli = kafka_topics + kafka_groups
+    print()
+    print(f"cluster: 3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups; "
+          f"median of {args.runs} runs, whole processes")
+    print(f"  streamctl check (all rules, lag of every group)   {ours:8.3f} s")
+    print(f"  Kafka CLI: kafka-topics --describe x3              {kafka_topics:8.3f} s")
+    print(f"             kafka-consumer-groups --describe --all-groups {kafka_groups:8.3f} s")
+    print(f"             pair total                              {kafka_cli:8.3f} s")
+    print(f"  kcat -L (one metadata round trip)                  {floor:8.3f} s")
+    print(f"ratio Kafka CLI / streamctl = {kafka_cli / ours:5.1f}x   (target >= 10x)")
+    print(f"ratio streamctl / kcat -L   = {ours / floor:5.1f}x   (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()

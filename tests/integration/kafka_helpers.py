@@ -1,0 +1,57 @@
+"""Small real-Kafka helpers shared by integration tests: topics, records, committed offsets."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def produce(bootstrap: str, topic: str, count: int, partitions: int = 1) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": "0"})
+    for i in range(count):
+        producer.produce(topic, f"{topic} record {i}".encode(), partition=i % partitions)
+    assert producer.flush(30) == 0, "records left unsent"
+
+
+def commit(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
+    """Commit offsets for a group without joining it (what a consumer that stopped left)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
+                         "enable.auto.commit": False, "log_level": "0"})
+    try:
+        consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()],
+                        asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def write_context(path: Path, bootstrap: str, name: str = "it", **context) -> Path:
+    """A config file with one context pointing at `bootstrap`; extra keys merged in."""
+    kafka = {"bootstrap_servers": bootstrap, "expected_brokers": 3, **context.pop("kafka", {})}
+    data = {"current-context": name, "contexts": {name: {"kafka": kafka, **context}}}
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@contextmanager
+def black_hole():
+    """A loopback port that accepts TCP connections (kernel backlog) and never answers."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def free_address() -> str:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"127.0.0.1:{port}"

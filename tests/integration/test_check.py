@@ -1,0 +1,154 @@
+"""`streamctl check` against the real sandbox: exit codes, causes named, deadlines kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.integration.kafka_helpers import (
+    black_hole, commit, free_address, produce, unique, write_context,
+)
+
+pytestmark = pytest.mark.integration
+
+
+def check(tmp_path, config, *args, timeout=60):
+    env = {**os.environ, "STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp_path / "state")}
+    started = time.monotonic()
+    result = run_cli("check", *args, env=env, timeout=timeout)
+    return result, time.monotonic() - started
+
+
+@pytest.fixture
+def lagging_group(sandbox):
+    """A topic with 600 records and a group that committed 100 of them per partition... and left."""
+    topic, group = unique("lagt"), unique("lagg")
+    sandbox.kafka().create_topic(topic, 3, 3)
+    produce(sandbox.bootstrap_servers, topic, 600, partitions=3)
+    commit(sandbox.bootstrap_servers, group, {(topic, p): 100 for p in range(3)})
+    return topic, group
+
+
+def test_healthy_sandbox_exits_0(sandbox, tmp_path):
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers,
+                           include={"groups": ["no-such-group-*"]})
+    result, _ = check(tmp_path, config)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("STREAMCTL OK: kafka OK | ")
+    assert "'kafka_brokers'=3;3:;3:;0" in result.stdout
+
+
+@pytest.mark.parametrize("crit, code, word", [(100_000, 1, "WARNING"), (250, 2, "CRITICAL")])
+def test_lagging_group_over_threshold(sandbox, tmp_path, lagging_group, crit, code, word):
+    _, group = lagging_group
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, include={"groups": [group]},
+                           thresholds={"lag_records_warn": 100, "lag_records_crit": crit})
+    result, _ = check(tmp_path, config)
+    assert result.returncode == code, result.stdout + result.stderr
+    assert result.stdout.startswith(f"STREAMCTL {word}: ")
+    assert f"group {group} lags 300 records" in result.stdout.splitlines()[0]
+
+
+def test_stopped_broker_is_critical_and_named(sandbox, tmp_path):
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, include={"groups": ["none"]})
+    kafka = sandbox.kafka()
+    with sandbox.broker_stopped("kafka-2"):
+        sandbox.wait_until(lambda: all(2 not in p.isr for p in kafka.metadata().partitions),
+                           timeout=45, what="broker 2 out of every ISR")
+        urp = sum(p.under_replicated for p in kafka.metadata().partitions)
+        result, _ = check(tmp_path, config, "--format", "json")
+    assert result.returncode == 2, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    down = [f for f in report["findings"] if f["code"] == "KAFKA_BROKER_DOWN"]
+    assert down and down[0]["severity"] == "CRIT"
+    assert down[0]["text"] == f"broker 2 down (2 of 3 brokers); {urp} under-replicated partitions"
+    assert {f["code"]: f["value"] for f in report["findings"]}["KAFKA_URP"] == urp
+
+
+def test_refused_port_is_critical_within_the_call_timeout(tmp_path):
+    config = write_context(tmp_path / "c.yaml", free_address(), kafka={"timeout": 2})
+    result, took = check(tmp_path, config, "--timeout", "5")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout.startswith("STREAMCTL CRITICAL: 1 critical: Kafka unreachable at 127.0.0.1:")
+    assert took < 5 + 1
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("address", ["refused", "black hole"])
+def test_global_deadline_gives_unknown_in_time(tmp_path, address):
+    with black_hole() as hole:
+        target = hole if address == "black hole" else free_address()
+        config = write_context(tmp_path / "c.yaml", target, kafka={"timeout": 30})
+        result, took = check(tmp_path, config, "--timeout", "3")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.startswith("STREAMCTL UNKNOWN: kafka not evaluated")
+    assert took < 3 + 1, f"check took {took:.2f}s past its 3 s deadline"
+    assert "Traceback" not in result.stderr
+
+
+def test_prometheus_textfile_is_written(sandbox, tmp_path):
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, include={"groups": ["none"]})
+    target = tmp_path / "streamctl.prom"
+    result, _ = check(tmp_path, config, "--prometheus-textfile", str(target), "--format", "prometheus")
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = target.read_text()
+    assert 'streamctl_check_state{component="kafka"} 0.0' in text
+    assert "streamctl_kafka_brokers 3.0" in text
+    assert result.stdout.strip() == text.strip()
+
+
+def test_stopped_and_stalled_groups_across_runs(sandbox, tmp_path):
+    topic, stopped, stalled = unique("burrow"), unique("stopped"), unique("stalled")
+    bootstrap = sandbox.bootstrap_servers
+    sandbox.kafka().create_topic(topic, 1, 3)
+    produce(bootstrap, topic, 100)
+    commit(bootstrap, stopped, {(topic, 0): 50})
+    commit(bootstrap, stalled, {(topic, 0): 50})
+    config = write_context(tmp_path / "c.yaml", bootstrap, include={"groups": [stopped, stalled]},
+                           thresholds={"stall_window_seconds": 3, "lag_records_warn": 100_000,
+                                       "lag_records_crit": 1_000_000})
+    first, _ = check(tmp_path, config)
+    assert first.returncode == 0, first.stdout  # one sample: nothing to judge yet
+    for step in (1, 2):
+        time.sleep(2)
+        produce(bootstrap, topic, 40)  # the log grows faster than `stalled` commits
+        commit(bootstrap, stalled, {(topic, 0): 50 + 10 * step})
+        result, _ = check(tmp_path, config, "--format", "json")
+    report = json.loads(result.stdout)
+    by_code = {f["code"]: f for f in report["findings"]}
+    assert result.returncode == 2, result.stdout
+    assert stopped in by_code["KAFKA_GROUP_STOPPED"]["text"]
+    assert by_code["KAFKA_GROUP_STOPPED"]["severity"] == "CRIT"
+    assert stalled in by_code["KAFKA_GROUP_STALLED"]["text"]
+
+
+def _kafka_tool_lag(bootstrap: str, group: str) -> dict[tuple[str, int], tuple[int, int, int]]:
+    from streamctl.jvm import run_tool
+
+    result = run_tool("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                      "--bootstrap-server", bootstrap, "--describe", "--group", group)
+    assert result.returncode == 0, result.stderr
+    rows = {}
+    for line in result.stdout.splitlines():
+        fields = line.split()
+        if fields and fields[0] == group and re.fullmatch(r"\d+", fields[2]):
+            rows[(fields[1], int(fields[2]))] = tuple(int(x) for x in fields[3:6])
+    return rows
+
+
+def test_lag_equals_kafka_consumer_groups_tool(sandbox, tmp_path, lagging_group):
+    topic, group = lagging_group
+    commit(sandbox.bootstrap_servers, group, {(topic, 0): 200, (topic, 2): 0})
+    expected = _kafka_tool_lag(sandbox.bootstrap_servers, group)
+    assert len(expected) == 3
+    result = sandbox.cli("--config", str(write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers)),
+                         "groups", "lag", group, "-o", "json")
+    assert result.returncode == 0, result.stderr
+    ours = {(r["topic"], r["partition"]): (r["committed"], r["log_end"], r["lag"])
+            for r in json.loads(result.stdout)}
+    assert ours == expected
