@@ -11,62 +11,38 @@ evaluated within `check --timeout` is UNKNOWN.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import threading
 import time
-from dataclasses import replace
-from pathlib import Path
-from typing import Callable
 
-from streamctl.model import Evaluation, Finding, Metric, Severity
-
-Collector = Callable[..., tuple[list[Finding], list[Metric]]]
+from streamctl.model import Evaluation
 
 
 class NotEvaluated(Exception):
     """The component could not be judged (deadline reached): UNKNOWN, with this reason."""
 
 
-def collect_kafka(ctx, deadline_at: float, lag_store: Path | None = None, now: float | None = None):
-    from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
-    from streamctl.health import Filters, kafka_health
-    from streamctl.lagstore import LagStore, default_path
-
-    filters = Filters.from_context(ctx)
-    backend = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
-    deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
-    try:
-        snap = backend.snapshot(deadline=deadline, group_filter=filters.group)
-    except KafkaError as exc:
-        if time.monotonic() >= deadline_at - 0.1:
-            raise NotEvaluated(f"no answer within the deadline ({exc})") from None
-        return [Finding(Severity.CRIT, "kafka", "cluster", "KAFKA_UNREACHABLE",
-                        f"Kafka unreachable at {ctx.kafka.bootstrap_servers}: {exc}")], \
-               [Metric("kafka_up", 0, "1 when the cluster answered", min=0, max=1)]
-    now = now if now is not None else snap.taken_at
-    thresholds = ctx.thresholds
-    with LagStore(lag_store or default_path()) as store:
-        store.record(ctx.name, snap.lags, now)
-        statuses = {g.id: store.evaluate(ctx.name, g.id, now, thresholds.allowed_lag,
-                                         thresholds.stall_window_seconds)
-                    for g in snap.groups if filters.group(g.id)}
-        snap = replace(snap, lags=tuple(
-            _with_history_seconds(store, ctx.name, lag, now) for lag in snap.lags))
-    findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
-    metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))
-    return findings, metrics
+# component -> "module" exporting configured(ctx) and collect(ctx, deadline_at, **options)
+COLLECTORS = {
+    "kafka": "streamctl.collectors.kafka",
+    "zookeeper": "streamctl.collectors.zookeeper",
+    "flume": "streamctl.collectors.flume",
+    "spark": "streamctl.collectors.spark",
+}
 
 
-def _with_history_seconds(store, context: str, lag, now: float):
-    """Lag in time from the offset history where the record's timestamp was not read."""
-    if not lag.lag or lag.lag_seconds is not None or lag.committed is None:
-        return lag
-    seconds = store.lag_seconds_from_history(context, lag.group, lag.topic, lag.partition, lag.committed, now)
-    return lag if seconds is None else replace(lag, lag_seconds=seconds, lag_seconds_source="history")
+def available() -> list[str]:
+    """Components whose collector this install ships."""
+    return [name for name, module in COLLECTORS.items() if importlib.util.find_spec(module) is not None]
 
 
-COLLECTORS: dict[str, Collector] = {"kafka": collect_kafka}
+def collector(name: str):
+    return importlib.import_module(COLLECTORS[name])
 
 
+def configured_components(ctx) -> list[str]:
+    return [name for name in available() if collector(name).configured(ctx)]
 def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluation:
     """Every component's findings, or why it was not evaluated, within `timeout` seconds."""
     deadline_at = time.monotonic() + timeout
@@ -74,7 +50,7 @@ def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluatio
 
     def run(name: str) -> None:
         try:
-            results[name] = COLLECTORS[name](ctx, deadline_at, **options)
+            results[name] = collector(name).collect(ctx, deadline_at, **options)
         except NotEvaluated as exc:
             results[name] = exc
         except Exception as exc:  # a bug or an unexpected client error: UNKNOWN, named

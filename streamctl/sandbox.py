@@ -30,6 +30,7 @@ Report = Callable[[str], None]
 ZOOKEEPER_HEAP = "128m"
 BROKER_HEAP = "512m"
 START_TIMEOUT = 180.0
+ROLE_TITLES = {"zookeeper": "ZooKeeper", "broker": "the brokers"}
 STOP_GRACE = 20.0
 
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
@@ -74,6 +75,7 @@ class Service:
     pid: int | None = None
     create_time: float | None = None
     stopped: bool = False  # stopped on purpose (down, stop_service), not crashed
+    env: dict[str, str] = field(default_factory=dict)  # extra environment for the process
 
     @property
     def alive(self) -> bool:
@@ -99,6 +101,7 @@ class SandboxState:
     services: list[Service]
     admin_port: int | None = None  # ZooKeeper AdminServer
     cluster_id: str | None = None
+    extras: dict = field(default_factory=dict)  # what add-ons remember (topics, paths)
 
     def by_role(self, role: str) -> list[Service]:
         return [s for s in self.services if s.role == role]
@@ -116,6 +119,38 @@ class SandboxState:
     def from_json(cls, data: dict) -> SandboxState:
         services = [Service(**s) for s in data.pop("services")]
         return cls(services=services, **data)
+
+
+@dataclass(frozen=True)
+class Addon:
+    """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
+
+    An add-on lives in `streamctl.agents.sandbox_addon` or `streamctl.jobs.sandbox_addon` as
+    a module-level `ADDON`; `up` starts its services after the brokers answer.
+    """
+
+    role: str
+    artifact_sets: tuple[maven.ArtifactSet, ...] = ()
+    # New services for a fresh stack (ports picked, configs written, topics created).
+    plan: Callable[["Sandbox", "SandboxState"], list["Service"]] = lambda sb, st: []
+    ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
+    # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
+    context: Callable[["SandboxState"], dict] = lambda st: {}
+
+
+ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon")
+
+
+def addons() -> list[Addon]:
+    """The add-ons this install ships, in start order."""
+    import importlib
+    import importlib.util
+
+    found = []
+    for name in ADDON_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            found.append(importlib.import_module(name).ADDON)
+    return found
 
 
 class Sandbox:
@@ -152,8 +187,11 @@ class Sandbox:
 
     # ---- fetch -------------------------------------------------------------------
 
-    def fetch(self, kraft: bool = False) -> None:
-        for artifact_set in self._artifact_sets(kraft):
+    def fetch(self, kraft: bool = False, with_addons: bool = True) -> None:
+        sets = self._artifact_sets(kraft)
+        if with_addons:
+            sets += [a for addon in addons() for a in addon.artifact_sets]
+        for artifact_set in sets:
             maven.fetch(artifact_set, self.jars_root, self.report)
 
     @staticmethod
@@ -162,8 +200,12 @@ class Sandbox:
 
     # ---- up ----------------------------------------------------------------------
 
-    def up(self, brokers: int = 3, kraft: bool = False) -> tuple[SandboxState, bool]:
-        """Start the stack; returns (state, started). A running stack is reported, not doubled."""
+    def up(self, brokers: int = 3, kraft: bool = False,
+           with_addons: bool = True) -> tuple[SandboxState, bool]:
+        """Start the stack; returns (state, started). A running stack is reported, not doubled.
+
+        with_addons=False starts Kafka alone (no Flume agent, no Spark job).
+        """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
         mode = "kraft" if kraft else "zookeeper"
@@ -173,24 +215,34 @@ class Sandbox:
                 f"the sandbox at {self.root} is a {state.mode} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
             )
-        if state is not None and all(s.alive for s in state.services):
+        wanted = addons() if with_addons else []
+        missing_roles = [a for a in wanted if not state or not state.by_role(a.role)]
+        if state is not None and not missing_roles and all(s.alive for s in state.services):
             self.write_context(state)
             return state, False
         java = _java()
-        self.fetch(kraft)
+        self.fetch(kraft, with_addons)
         if state is None:
             state = self._plan(brokers, kraft)
             self._write_configs(state)
             if kraft:
                 self._format_storage(state, java)
-        for role in ("zookeeper", "broker"):
+        self._start_roles(state, ("zookeeper", "broker"), java)
+        for addon in missing_roles:
+            self.report(f"preparing {addon.role}")
+            state.services += addon.plan(self, state)
+            self._save(state)
+        self._start_roles(state, [a.role for a in addons() if state.by_role(a.role)], java)
+        self.write_context(state)
+        return state, True
+
+    def _start_roles(self, state: SandboxState, roles, java: str) -> None:
+        for role in roles:
             group = [s for s in state.by_role(role) if not s.alive]
             for service in group:
                 self._start(state, service, java)
             if group:
                 self._wait_ready(state, role)
-        self.write_context(state)
-        return state, True
 
     def _plan(self, brokers: int, kraft: bool) -> SandboxState:
         previous = self._previous_ports()
@@ -323,13 +375,14 @@ class Sandbox:
 
     def _start(self, state: SandboxState, service: Service, java: str) -> None:
         self.report(f"starting {service.name} on 127.0.0.1:{service.port}")
-        argv = [java, *service.argv[1:]]
-        service.pid, service.create_time = procs.spawn(argv, Path(service.log), cwd=self.root)
+        argv = [java, *service.argv[1:]] if service.argv[0] == "java" else service.argv
+        service.pid, service.create_time = procs.spawn(argv, Path(service.log), cwd=self.root,
+                                                       env=service.env)
         service.stopped = False
         self._save(state)
 
     def _wait_ready(self, state: SandboxState, role: str, timeout: float = START_TIMEOUT) -> None:
-        self.report(f"waiting for {'ZooKeeper' if role == 'zookeeper' else 'the brokers'}")
+        self.report(f"waiting for {ROLE_TITLES.get(role, role)}")
         deadline = time.monotonic() + timeout
         while True:
             for service in state.by_role(role):
@@ -343,6 +396,9 @@ class Sandbox:
             time.sleep(0.5)
 
     def _ready(self, state: SandboxState, role: str) -> bool:
+        addon = next((a for a in addons() if a.role == role), None)
+        if addon is not None:
+            return all(addon.ready(self, state, s) for s in state.by_role(role) if not s.stopped)
         if role == "zookeeper":
             return all(zookeeper_mode(s.port) for s in state.by_role(role))
         expected = {s.node_id for s in state.by_role("broker") if not s.stopped}
@@ -367,6 +423,10 @@ class Sandbox:
         if state.zookeeper_hosts:
             context["zookeeper"] = {"hosts": state.zookeeper_hosts,
                                     "admin_url": f"http://127.0.0.1:{state.admin_port}/commands"}
+        for addon in addons():
+            if state.by_role(addon.role):
+                for key, fragment in addon.context(state).items():
+                    context[key] = {**context.get(key, {}), **fragment}
         save_context("sandbox", context, path=self.config_path)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
@@ -422,7 +482,8 @@ class Sandbox:
         state = self.load()
         killed: list[str] = []
         if state is not None:
-            for role in ("broker", "zookeeper"):
+            roles = [a.role for a in reversed(addons())] + ["broker", "zookeeper"]
+            for role in roles:
                 group = [s for s in state.by_role(role) if s.alive]
                 for s in group:
                     self.report(f"stopping {s.name}")

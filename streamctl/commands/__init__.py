@@ -1,0 +1,1 @@
+"""CLI command groups, loaded on demand by streamctl.cli."""

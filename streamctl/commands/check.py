@@ -1,0 +1,70 @@
+"""`streamctl check`: headless health evaluation for monitoring."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from streamctl.commands.common import Session
+from streamctl.errors import StreamctlError, UsageError
+
+
+def _components(value: str | None) -> list[str] | None:
+    from streamctl.evaluate import available
+
+    if value is None:
+        return None
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in available()]
+    if unknown or not names:
+        raise UsageError(f"--component: unknown {', '.join(unknown) or 'empty list'} "
+                         f"(choose from {', '.join(available())})")
+    return names
+
+
+@click.command("check")
+@click.option("--component", "component", metavar="LIST",
+              help="Comma-separated components to evaluate (default: all configured).")
+@click.option("--format", "fmt", type=click.Choice(["nagios", "json", "prometheus"]), default="nagios",
+              show_default=True)
+@click.option("--prometheus-textfile", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Also write the metrics atomically to PATH (node_exporter textfile collector).")
+@click.option("--timeout", type=click.FloatRange(min=0.5), default=20.0, show_default=True,
+              help="Global deadline in seconds: past it, what is not evaluated is UNKNOWN.")
+@click.pass_obj
+def check_command(session: Session, component: str | None, fmt: str, prometheus_textfile: str | None,
+                  timeout: float) -> None:
+    """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
+    import time
+
+    from streamctl import check
+    from streamctl.evaluate import configured_components, evaluate
+
+    components = _components(component)
+    try:
+        ctx = session.context()
+        components = components or configured_components(ctx)
+    except StreamctlError as exc:
+        if fmt == "nagios":
+            click.echo(f"STREAMCTL UNKNOWN: {exc}")
+        raise
+    evaluation = evaluate(ctx, components, timeout)
+    now = time.time()
+    if prometheus_textfile:
+        check.write_prometheus_textfile(evaluation, prometheus_textfile, now)
+    render = {"nagios": check.render_nagios, "json": lambda e: check.render_json(e, now),
+              "prometheus": lambda e: check.render_prometheus(e, now)}[fmt]
+    click.echo(render(evaluation).rstrip("\n"))
+    _exit_now(check.exit_code(evaluation))
+
+
+def _exit_now(code: int) -> None:
+    """Leave without waiting for client threads (librdkafka's teardown can outlive a deadline)."""
+    import os
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+

@@ -1,0 +1,147 @@
+"""Kafka read commands: brokers, topics, groups."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from streamctl.commands.common import OUTPUT, Session, emit
+from streamctl.errors import UsageError
+
+
+def _kafka(session: Session):
+    from streamctl.backends.kafka import KafkaBackend
+
+    ctx = session.context()
+    return ctx, KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+
+
+@click.command("brokers")
+@OUTPUT
+@click.pass_obj
+def brokers(session: Session, output: str) -> None:
+    """The cluster's brokers (one metadata call)."""
+    _, kafka = _kafka(session)
+    md = kafka.metadata()
+    data = {"cluster_id": md.cluster_id, "kraft": md.kraft, "controller_id": md.controller_id,
+            "brokers": [asdict(b) for b in md.brokers]}
+    if output == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        from streamctl.ui_console import brokers_table
+
+        brokers_table(md)
+
+
+@click.group()
+def topics() -> None:
+    """Topics: list, describe (operations: create, add-partitions, alter-config, delete)."""
+
+
+@topics.command("list")
+@OUTPUT
+@click.option("--internal/--no-internal", default=False, help="Show internal topics (__consumer_offsets).")
+@click.option("--sort", type=click.Choice(["name", "partitions", "messages", "urp"]), default="name")
+@click.pass_obj
+def topics_list(session: Session, output: str, internal: bool, sort: str) -> None:
+    """Every topic with partitions, replication factor, URP, offline, messages, retention."""
+    from streamctl import serialize
+    from streamctl.health import Filters
+
+    ctx, kafka = _kafka(session)
+    snap = kafka.snapshot(groups=False)
+    filters = Filters.from_context(ctx)
+    rows = [serialize.topic_summary(t) for t in snap.topics
+            if (internal or not t.internal) and filters.topic(t.name)]
+    key = {"name": "name", "partitions": "partitions", "messages": "messages", "urp": "under_replicated"}[sort]
+    rows.sort(key=lambda r: r[key], reverse=sort != "name")
+    from streamctl.ui_console import topics_table
+
+    emit(output, rows, topics_table)
+
+
+@topics.command("describe")
+@click.argument("name")
+@OUTPUT
+@click.pass_obj
+def topics_describe(session: Session, name: str, output: str) -> None:
+    """Partitions (leader, replicas, ISR, watermarks), configs and consuming groups of a topic."""
+    from streamctl import serialize
+
+    _, kafka = _kafka(session)
+    snap = kafka.snapshot(lag_time=False)
+    topic = snap.topic(name)
+    if topic is None:
+        raise UsageError(f"no topic {name!r} in the cluster")
+    from streamctl.ui_console import topic_detail
+
+    emit(output, serialize.topic_detail(topic, serialize.consuming_groups(snap, name)), topic_detail)
+
+
+@click.group()
+def groups() -> None:
+    """Consumer groups: list, describe, lag (operations: reset-offsets, undo-reset)."""
+
+
+@groups.command("list")
+@OUTPUT
+@click.option("--sort", type=click.Choice(["name", "lag"]), default="name")
+@click.pass_obj
+def groups_list(session: Session, output: str, sort: str) -> None:
+    """Every consumer group with state, members, topics and total lag."""
+    from streamctl import serialize
+    from streamctl.health import Filters
+
+    ctx, kafka = _kafka(session)
+    snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
+    rows = [serialize.group_summary(g, snap) for g in snap.groups]
+    if sort == "lag":
+        rows.sort(key=lambda r: r["lag"], reverse=True)
+    from streamctl.ui_console import groups_table
+
+    emit(output, rows, groups_table)
+
+
+@groups.command("describe")
+@click.argument("name")
+@OUTPUT
+@click.pass_obj
+def groups_describe(session: Session, name: str, output: str) -> None:
+    """A group's members, assignments and per-partition offsets and lag."""
+    from streamctl import serialize
+
+    _, kafka = _kafka(session)
+    snap = kafka.snapshot(group_filter=lambda g: g == name)
+    group = snap.group(name)
+    if group is None:
+        raise UsageError(f"no consumer group {name!r} in the cluster")
+    from streamctl.ui_console import group_detail
+
+    emit(output, serialize.group_detail(group, snap), group_detail)
+
+
+@groups.command("lag")
+@click.argument("name", required=False)
+@OUTPUT
+@click.option("--sort", type=click.Choice(["lag", "group"]), default="lag", show_default=True)
+@click.pass_obj
+def groups_lag(session: Session, name: str | None, output: str, sort: str) -> None:
+    """Committed offset, log end and lag per partition (records and seconds) of one or all groups."""
+    from streamctl import serialize
+    from streamctl.health import Filters
+
+    ctx, kafka = _kafka(session)
+    keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
+    snap = kafka.snapshot(group_filter=keep)
+    if name and snap.group(name) is None:
+        raise UsageError(f"no consumer group {name!r} in the cluster")
+    rows = [serialize.lag(l) for l in snap.lags]
+    if sort == "lag":
+        rows.sort(key=lambda r: (r["lag"] or 0), reverse=True)
+    from streamctl.ui_console import lag_table
+
+    emit(output, rows, lag_table)
+
+

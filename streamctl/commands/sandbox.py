@@ -1,0 +1,101 @@
+"""`streamctl sandbox`: the real local stack."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from streamctl.commands.common import OUTPUT, Session
+from streamctl.errors import StreamctlError
+
+@click.group()
+def sandbox() -> None:
+    """A real local stack (ZooKeeper + Kafka brokers) as processes on 127.0.0.1."""
+
+
+def _sandbox(session: Session, report=None):
+    from streamctl.sandbox import Sandbox
+
+    return Sandbox(config_path=session.config_path, report=report or (lambda _: None))
+
+
+@sandbox.command("fetch")
+@click.option("--kraft", is_flag=True, help="Also resolve the Kafka 4.x (KRaft) artifacts.")
+@click.pass_obj
+def sandbox_fetch(session: Session, kraft: bool) -> None:
+    """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached)."""
+    from streamctl import maven
+    from streamctl.sandbox import addons
+    from streamctl.ui_console import progress_status
+
+    with progress_status("fetching") as report:
+        sets = [maven.KAFKA] + ([maven.KAFKA_KRAFT] if kraft else [])
+        sets += [s for addon in addons() for s in addon.artifact_sets]
+        for artifact_set in sets:
+            already = maven.is_fetched(artifact_set)
+            folder = maven.fetch(artifact_set, report=report)
+            verb = "cached" if already else "fetched"
+            report.done(f"{artifact_set.title}: {verb} in {folder}")
+
+
+@sandbox.command("up")
+@click.option("--brokers", type=click.IntRange(min=1, max=9), default=3, show_default=True)
+@click.option("--kraft", is_flag=True, help="Kafka 4.x in KRaft mode instead of ZooKeeper mode.")
+@click.option("--kafka-only", is_flag=True, help="Start ZooKeeper and Kafka only (no demo agent or job).")
+@click.pass_obj
+def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool) -> None:
+    """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
+    from streamctl.ui_console import progress_status
+
+    with progress_status("starting the sandbox") as report:
+        sb = _sandbox(session, report)
+        state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only)
+        if started:
+            report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
+        else:
+            report.done("sandbox already running")
+    _print_status(sb)
+    click.echo(f"context 'sandbox' written to {session.config_path}")
+
+
+@sandbox.command("status")
+@OUTPUT
+@click.pass_obj
+def sandbox_status(session: Session, output: str) -> None:
+    """Each sandbox process with pid, port and liveness; a crashed one with its log tail."""
+    sb = _sandbox(session)
+    if output == "json":
+        click.echo(json.dumps([asdict(r) for r in sb.status()], indent=2))
+        return
+    if not _print_status(sb):
+        raise StreamctlError("no sandbox: run `streamctl sandbox up`")
+
+
+def _print_status(sb) -> bool:
+    from streamctl.ui_console import status_table
+
+    rows = sb.status()
+    if rows:
+        status_table(rows)
+    return bool(rows)
+
+
+@sandbox.command("down")
+@click.option("--wipe", is_flag=True, help="Also delete the sandbox's data, logs and state.")
+@click.pass_obj
+def sandbox_down(session: Session, wipe: bool) -> None:
+    """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period)."""
+    from streamctl.ui_console import progress_status
+
+    with progress_status("stopping the sandbox") as report:
+        sb = _sandbox(session, report)
+        if sb.load() is None and not wipe:
+            report.done("no sandbox running")
+            return
+        killed = sb.down(wipe=wipe)
+        suffix = f" ({', '.join(killed)} needed SIGKILL)" if killed else ""
+        report.done(f"sandbox stopped{suffix}" + ("; data wiped" if wipe else ""))
+
+
