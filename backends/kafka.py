@@ -281,13 +281,13 @@ class KafkaBackend:
             consumer.close()
         return stamps
 
-    # ---- writes used by the sandbox and tests (operations live in ops.py) --------------------
+    # ---- topic creation (the sandbox and tests use it; operations live in kafka_admin.py) ----
 
     def create_topic(self, name: str, partitions: int, replication_factor: int,
-                     config: dict[str, str] | None = None) -> None:
+                     config: dict[str, str] | None = None, validate_only: bool = False) -> None:
         futures = self._admin.create_topics(
             [NewTopic(name, partitions, replication_factor, config=config or {})],
-            operation_timeout=self.timeout, request_timeout=self.timeout,
+            operation_timeout=self.timeout, request_timeout=self.timeout, validate_only=validate_only,
         )
         _call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
 
@@ -301,6 +301,7 @@ def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, late
 
 
 def _call(fn, what: str):
+    """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors."""
     try:
         return fn()
     except KafkaException as exc:

@@ -18,6 +18,8 @@ COMMANDS = {
     "brokers": "streamctl.commands.kafka:brokers",
     "topics": "streamctl.commands.kafka:topics",
     "groups": "streamctl.commands.kafka:groups",
+    "elect-leaders": "streamctl.commands.kafka_ops:elect_leaders",
+    "audit": "streamctl.commands.kafka_ops:audit",
     "zk": "streamctl.commands.zk:zk",
     "agents": "streamctl.commands.agents:agents",
     "jobs": "streamctl.commands.jobs:jobs",

@@ -145,3 +145,16 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
     emit(output, rows, lag_table)
 
 
+
+
+def _attach_operations() -> None:
+    from streamctl.commands import kafka_ops
+
+    for command in (kafka_ops.topics_create, kafka_ops.topics_add_partitions,
+                    kafka_ops.topics_alter_config, kafka_ops.topics_delete):
+        topics.add_command(command)
+    groups.add_command(kafka_ops.groups_reset_offsets)
+    groups.add_command(kafka_ops.groups_undo_reset)
+
+
+_attach_operations()

@@ -23,6 +23,9 @@ HEADLESS = [
     "streamctl.evaluate",
     "streamctl.health",
     "streamctl.lagstore",
+    "streamctl.ops.offsets",
+    "streamctl.ops.topics",
+    "streamctl.commands.kafka_ops",
 ]
 
 

@@ -1,0 +1,336 @@
+"""Kafka mutations: topics create/add-partitions/alter-config/delete, offset resets, leader
+election, and the audit log. Each shows its plan; only --execute changes anything."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from streamctl.commands.common import OUTPUT, Session
+from streamctl.errors import StreamctlError, UsageError
+
+EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
+
+
+def _admin(session: Session, operation: str):
+    """The context and an admin client, once read-only mode has been ruled out."""
+    from streamctl.backends.kafka_admin import KafkaAdmin
+    from streamctl.ops import require_writable
+
+    ctx = session.context()
+    require_writable(operation, ctx, session.read_only_flag)
+    return ctx, KafkaAdmin(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+
+
+def _show(plan, output: str, render=None) -> None:
+    if output == "json":
+        click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
+    else:
+        from streamctl.ui_ops import plan_table
+
+        (render or plan_table)(plan)
+
+
+def _eventually(verify, timeout: float = 15.0):
+    """Metadata reaches every broker a moment after a change: re-read until it shows or time is up."""
+    import time
+
+    def settled():
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return verify()
+            except StreamctlError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+
+    return settled
+
+
+def _finish(plan, execute: bool, ctx, apply, verify=None) -> None:
+    from streamctl.ops import execute as run
+
+    if not plan.changes:
+        click.echo("nothing to change", err=True)
+        return
+    if not execute:
+        click.echo("dry run: nothing changed; add --execute to apply", err=True)
+        return
+    run(plan, ctx.name, apply, verify)
+    click.echo(f"done: {plan.summary()}", err=True)
+
+
+# ---- topics -------------------------------------------------------------------------------
+
+@click.command("create")
+@click.argument("name")
+@click.option("--partitions", type=int, required=True)
+@click.option("--replication-factor", type=int, required=True)
+@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def topics_create(session: Session, name, partitions, replication_factor, configs, execute, output):
+    """Create a topic (validated locally and by the broker first)."""
+    from streamctl.ops import topics
+
+    ctx, admin = _admin(session, "topics create")
+    values = topics.parse_configs(configs)
+    snap = admin.metadata()
+    known = set(admin.topic_configs(snap.topics[0].name)) if snap.topics else set()
+    plan = topics.plan_create(admin, snap, name, partitions, replication_factor, values, known)
+    _show(plan, output)
+
+    def verify():
+        created = admin.metadata(name).topic(name)
+        if created is None or len(created.partitions) != partitions:
+            raise StreamctlError(f"topic {name!r} was not created as planned")
+        return [[f"topic {name}", "partitions", len(created.partitions)]]
+
+    _finish(plan, execute, ctx, lambda: admin.create_topic(name, partitions, replication_factor, values), _eventually(verify))
+
+
+@click.command("add-partitions")
+@click.argument("name")
+@click.option("--total", type=int, required=True, help="The partition count after the change.")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def topics_add_partitions(session: Session, name, total, execute, output):
+    """Raise a topic's partition count (never lowers it)."""
+    from streamctl.ops import topics
+
+    ctx, admin = _admin(session, "topics add-partitions")
+    plan = topics.plan_add_partitions(admin, admin.metadata(), name, total)
+    _show(plan, output)
+
+    def verify():
+        now = len(admin.metadata(name).topic_partitions(name))
+        if now != total:
+            raise StreamctlError(f"topic {name!r} has {now} partitions, expected {total}")
+        return [[f"topic {name}", "partitions", now]]
+
+    _finish(plan, execute, ctx, lambda: admin.add_partitions(name, total), _eventually(verify))
+
+
+@click.command("alter-config")
+@click.argument("name")
+@click.argument("pairs", nargs=-1, metavar="KEY=VALUE...")
+@click.option("--delete-config", "deletes", multiple=True, metavar="KEY", help="Revert KEY to the default.")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def topics_alter_config(session: Session, name, pairs, deletes, execute, output):
+    """Change topic configs incrementally, showing old -> new."""
+    from streamctl.ops import topics
+
+    if not pairs and not deletes:
+        raise UsageError("alter-config: give KEY=VALUE pairs or --delete-config KEY")
+    ctx, admin = _admin(session, "topics alter-config")
+    values: dict[str, str | None] = {**topics.parse_configs(pairs), **{k: None for k in deletes}}
+    plan = topics.plan_alter_config(admin, admin.metadata(), name, values)
+    _show(plan, output)
+
+    def verify():
+        current = admin.topic_configs(name)
+        wrong = [k for k, v in values.items() if v is not None and current[k].value != v]
+        if wrong:
+            raise StreamctlError(f"topic {name!r}: {', '.join(wrong)} did not take the new value")
+        return [[f"topic {name}", k, current[k].value] for k in values if k in current]
+
+    _finish(plan, execute, ctx, lambda: admin.alter_topic_configs(name, values), _eventually(verify))
+
+
+@click.command("delete")
+@click.argument("name")
+@click.option("--yes-delete", metavar="NAME", help="Confirm without a prompt by repeating the topic name.")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def topics_delete(session: Session, name, yes_delete, execute, output):
+    """Delete a topic; the plan lists the groups still consuming it."""
+    from streamctl.ops import topics
+
+    ctx, admin = _admin(session, "topics delete")
+    plan = topics.plan_delete(admin.snapshot(lag_time=False), name)
+    _show(plan, output)
+    if execute:
+        confirmed = yes_delete
+        if confirmed is None and sys.stdin.isatty():
+            confirmed = click.prompt(f"type the topic name ({name}) to delete it", default="", show_default=False)
+        if confirmed != name:
+            raise UsageError(f"not deleting {name!r}: confirm with --yes-delete {name} or type the name")
+
+    def verify():
+        if admin.metadata().topic(name) is not None:
+            raise StreamctlError(f"topic {name!r} still listed after delete (deletion may be pending)")
+        return [[f"topic {name}", "exists", None]]
+
+    _finish(plan, execute, ctx, lambda: admin.delete_topic(name), _eventually(verify))
+
+
+# ---- consumer group offsets ------------------------------------------------------------------
+
+MODES = ("to-earliest", "to-latest", "to-current", "to-offset", "to-datetime", "by-duration",
+         "shift-by", "from-file")
+
+
+@click.command("reset-offsets")
+@click.argument("group")
+@click.option("--topic", "topic_specs", multiple=True, metavar="TOPIC[:P,P]")
+@click.option("--all-topics", is_flag=True, help="Every topic the group has committed offsets on.")
+@click.option("--to-earliest", is_flag=True)
+@click.option("--to-latest", is_flag=True)
+@click.option("--to-current", is_flag=True)
+@click.option("--to-offset", type=int, metavar="N")
+@click.option("--to-datetime", metavar="ISO8601")
+@click.option("--by-duration", metavar="ISO8601-DURATION")
+@click.option("--shift-by", type=int, metavar="N")
+@click.option("--from-file", type=click.Path(dir_okay=False), metavar="CSV")
+@click.option("--export", is_flag=True, help="Print the plan as CSV (topic,partition,offset).")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_earliest, to_latest, to_current,
+                         to_offset, to_datetime, by_duration, shift_by, from_file, export, execute, output):
+    """Move a group's committed offsets (the group must have no active members)."""
+    from streamctl.ops import offsets
+
+    chosen = [(m, v) for m, v in (("to-offset", to_offset), ("to-datetime", to_datetime),
+                                  ("by-duration", by_duration), ("shift-by", shift_by),
+                                  ("from-file", from_file)) if v is not None]
+    chosen += [(m, None) for m, flag in (("to-earliest", to_earliest), ("to-latest", to_latest),
+                                         ("to-current", to_current)) if flag]
+    if len(chosen) != 1:
+        raise UsageError(f"give exactly one of --{', --'.join(MODES)}")
+    mode, value = chosen[0]
+    if not topic_specs and not all_topics and mode != "from-file":
+        raise UsageError("give --topic TOPIC[:P,P] or --all-topics")
+    if topic_specs and all_topics:
+        raise UsageError("--topic and --all-topics exclude each other")
+    if mode == "to-datetime":
+        offsets.parse_datetime(value)
+    if mode == "by-duration":
+        offsets.parse_duration(value)
+    ctx, admin = _admin(session, "groups reset-offsets")
+    plan, resets = offsets.plan_reset(admin, group, offsets.parse_topic_specs(topic_specs), all_topics,
+                                      mode, value)
+    if export:
+        click.echo(offsets.to_csv({(r.topic, r.partition): r.target for r in resets}), nl=False)
+    else:
+        from streamctl.ui_ops import reset_table
+
+        _show(plan, output, lambda p: reset_table(p, resets))
+    _commit_resets(admin, ctx, group, plan, resets, execute)
+
+
+def _commit_resets(admin, ctx, group, plan, resets, execute) -> None:
+    from streamctl.ops import offsets
+
+    targets = {(r.topic, r.partition): r.target for r in resets}
+
+    def apply():
+        undo = offsets.write_undo(ctx.name, group, resets)  # durable before anything is committed
+        if undo:
+            click.echo(f"undo file: {undo}", err=True)
+        _, fresh = offsets.describe_group(admin, group)
+        offsets.require_idle(fresh)  # a consumer may have joined since the plan
+        admin.commit_offsets(group, targets)
+
+    def verify():
+        now = admin.committed(group)
+        wrong = [f"{t}/{p}" for (t, p), o in targets.items() if now.get((t, p)) != o]
+        if wrong:
+            raise StreamctlError(f"offsets of {', '.join(wrong)} differ from the plan after the commit")
+        return [[f"{t}/{p}", "offset", o] for (t, p), o in sorted(targets.items())]
+
+    _finish(plan, execute, ctx, apply, verify)
+
+
+@click.command("undo-reset")
+@click.argument("group")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def groups_undo_reset(session: Session, group, execute, output):
+    """Restore the offsets the last reset of GROUP replaced (from its undo file)."""
+    from streamctl.ops import offsets
+
+    ctx, admin = _admin(session, "groups undo-reset")
+    undo = offsets.last_undo(ctx.name, group)
+    click.echo(f"undo file: {undo}", err=True)
+    plan, resets = offsets.plan_reset(admin, group, [], False, "from-file", str(undo))
+    plan.operation = "groups.undo-reset"
+    from streamctl.ui_ops import reset_table
+
+    _show(plan, output, lambda p: reset_table(p, resets))
+    _commit_resets(admin, ctx, group, plan, resets, execute)
+
+
+# ---- leaders and the audit log ----------------------------------------------------------------
+
+@click.command("elect-leaders")
+@click.option("--topic", "topic_names", multiple=True, metavar="TOPIC")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def elect_leaders(session: Session, topic_names, execute, output):
+    """Preferred leader election for partitions not led by their preferred replica."""
+    from streamctl.ops import Change, Plan
+
+    ctx, admin = _admin(session, "elect-leaders")
+    snap = admin.metadata()
+    for name in topic_names:
+        if snap.topic(name) is None:
+            raise UsageError(f"no topic {name!r} in the cluster")
+    live = {b.id for b in snap.brokers}
+    off = [p for p in snap.partitions if (not topic_names or p.topic in topic_names)
+           and p.replicas and p.leader != p.replicas[0]]
+    plan = Plan("elect-leaders", ",".join(topic_names) or "all topics", {"topics": list(topic_names)})
+    for p in off:
+        note = "" if p.replicas[0] in live and p.replicas[0] in p.isr else "preferred replica not in ISR: will fail"
+        plan.changes.append(Change(f"{p.topic}/{p.partition}", "leader", p.leader, p.replicas[0], note))
+    _show(plan, output)
+    wanted = [(p.topic, p.partition) for p in off]
+
+    def apply():
+        failures = {tp: why for tp, why in admin.elect_preferred(wanted).items() if why}
+        if failures:
+            (t, p), why = next(iter(failures.items()))
+            raise StreamctlError(f"election failed on {len(failures)} partition(s), e.g. {t}/{p}: {why}")
+
+    def verify():
+        after = {(p.topic, p.partition): p.leader for p in admin.metadata().partitions}
+        return [[f"{t}/{p}", "leader", after.get((t, p))] for t, p in wanted]
+
+    _finish(plan, execute, ctx, apply, verify)
+
+
+@click.command("audit")
+@click.option("--since", metavar="ISO8601", help="Only records from this time on.")
+@OUTPUT
+def audit(since, output):
+    """Print the audit log of executed mutations."""
+    from datetime import datetime
+
+    from streamctl.ops import audit as log
+
+    when = None
+    if since:
+        try:
+            when = datetime.fromisoformat(since.replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"--since {since!r}: expected ISO 8601") from None
+        if when.tzinfo is None:
+            when = when.astimezone()
+    records = list(log.read(when))
+    if output == "json":
+        click.echo(json.dumps(records, indent=2))
+        return
+    for r in records:
+        error = f" ({r['error']})" if r.get("error") else ""
+        click.echo(f"{r['time']} {r['user']} [{r['context']}] {r['operation']} {r['result']}: "
+                   f"{r['summary']}{error}")

@@ -1,0 +1,67 @@
+"""The audit log: one JSON line per executed mutation, appended with fsync.
+
+Failed mutations are recorded too. The file lives at $XDG_STATE_HOME/streamctl/audit.jsonl.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import socket
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from streamctl import paths
+from streamctl.atomic import append_durable
+from streamctl.errors import StreamctlError
+
+
+def audit_path() -> Path:
+    return paths.state_dir() / "audit.jsonl"
+
+
+def record(operation: str, parameters: dict[str, Any], result: str, *, context: str | None,
+           summary: str = "", before: Any = None, after: Any = None, error: str | None = None,
+           path: Path | None = None) -> dict:
+    """Append one record; `result` is "ok" or "failed". Returns what was written."""
+    entry = {
+        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "user": f"{_user()}@{socket.gethostname()}",
+        "context": context,
+        "operation": operation,
+        "parameters": parameters,
+        "summary": summary,
+        "result": result,
+        "error": error,
+        "before": before,
+        "after": after,
+    }
+    append_durable(path or audit_path(), json.dumps(entry, default=str, sort_keys=False))
+    return entry
+
+
+def read(since: datetime | None = None, path: Path | None = None) -> Iterator[dict]:
+    """Records in file order, from `since` on; a damaged line is an error naming its number."""
+    path = path or audit_path()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            when = datetime.fromisoformat(entry["time"])
+        except (ValueError, KeyError, TypeError):
+            raise StreamctlError(f"{path}:{number}: not an audit record") from None
+        if since is None or when >= since:
+            yield entry
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
