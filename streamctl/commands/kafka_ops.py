@@ -9,7 +9,8 @@ import sys
 import click
 
 from streamctl.commands.common import OUTPUT, Session
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import UsageError
+from streamctl.ops import kafka_exec
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
@@ -33,33 +34,15 @@ def _show(plan, output: str, render=None) -> None:
         (render or plan_table)(plan)
 
 
-def _eventually(verify, timeout: float = 15.0):
-    """Metadata reaches every broker a moment after a change: re-read until it shows or time is up."""
-    import time
-
-    def settled():
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return verify()
-            except StreamctlError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
-
-    return settled
-
-
-def _finish(plan, execute: bool, ctx, apply, verify=None) -> None:
-    from streamctl.ops import execute as run
-
+def _finish(plan, execute: bool, run) -> None:
+    """Apply the plan with `run()` when --execute was given; otherwise say it was a dry run."""
     if not plan.changes:
         click.echo("nothing to change", err=True)
         return
     if not execute:
         click.echo("dry run: nothing changed; add --execute to apply", err=True)
         return
-    run(plan, ctx.name, apply, verify)
+    run()
     click.echo(f"done: {plan.summary()}", err=True)
 
 
@@ -83,14 +66,7 @@ def topics_create(session: Session, name, partitions, replication_factor, config
     known = set(admin.topic_configs(snap.topics[0].name)) if snap.topics else set()
     plan = topics.plan_create(admin, snap, name, partitions, replication_factor, values, known)
     _show(plan, output)
-
-    def verify():
-        created = admin.metadata(name).topic(name)
-        if created is None or len(created.partitions) != partitions:
-            raise StreamctlError(f"topic {name!r} was not created as planned")
-        return [[f"topic {name}", "partitions", len(created.partitions)]]
-
-    _finish(plan, execute, ctx, lambda: admin.create_topic(name, partitions, replication_factor, values), _eventually(verify))
+    _finish(plan, execute, lambda: kafka_exec.create_topic(admin, ctx.name, plan))
 
 
 @click.command("add-partitions")
@@ -106,14 +82,7 @@ def topics_add_partitions(session: Session, name, total, execute, output):
     ctx, admin = _admin(session, "topics add-partitions")
     plan = topics.plan_add_partitions(admin, admin.metadata(), name, total)
     _show(plan, output)
-
-    def verify():
-        now = len(admin.metadata(name).topic_partitions(name))
-        if now != total:
-            raise StreamctlError(f"topic {name!r} has {now} partitions, expected {total}")
-        return [[f"topic {name}", "partitions", now]]
-
-    _finish(plan, execute, ctx, lambda: admin.add_partitions(name, total), _eventually(verify))
+    _finish(plan, execute, lambda: kafka_exec.add_partitions(admin, ctx.name, plan))
 
 
 @click.command("alter-config")
@@ -133,15 +102,7 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
     values: dict[str, str | None] = {**topics.parse_configs(pairs), **{k: None for k in deletes}}
     plan = topics.plan_alter_config(admin, admin.metadata(), name, values)
     _show(plan, output)
-
-    def verify():
-        current = admin.topic_configs(name)
-        wrong = [k for k, v in values.items() if v is not None and current[k].value != v]
-        if wrong:
-            raise StreamctlError(f"topic {name!r}: {', '.join(wrong)} did not take the new value")
-        return [[f"topic {name}", k, current[k].value] for k in values if k in current]
-
-    _finish(plan, execute, ctx, lambda: admin.alter_topic_configs(name, values), _eventually(verify))
+    _finish(plan, execute, lambda: kafka_exec.alter_config(admin, ctx.name, plan))
 
 
 @click.command("delete")
@@ -163,13 +124,7 @@ def topics_delete(session: Session, name, yes_delete, execute, output):
             confirmed = click.prompt(f"type the topic name ({name}) to delete it", default="", show_default=False)
         if confirmed != name:
             raise UsageError(f"not deleting {name!r}: confirm with --yes-delete {name} or type the name")
-
-    def verify():
-        if admin.metadata().topic(name) is not None:
-            raise StreamctlError(f"topic {name!r} still listed after delete (deletion may be pending)")
-        return [[f"topic {name}", "exists", None]]
-
-    _finish(plan, execute, ctx, lambda: admin.delete_topic(name), _eventually(verify))
+    _finish(plan, execute, lambda: kafka_exec.delete_topic(admin, ctx.name, plan))
 
 
 # ---- consumer group offsets ------------------------------------------------------------------
@@ -228,26 +183,12 @@ def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_ea
 
 
 def _commit_resets(admin, ctx, group, plan, resets, execute) -> None:
-    from streamctl.ops import offsets
-
-    targets = {(r.topic, r.partition): r.target for r in resets}
-
-    def apply():
-        undo = offsets.write_undo(ctx.name, group, resets)  # durable before anything is committed
+    def run():
+        undo = kafka_exec.reset_offsets(admin, ctx.name, plan, resets)
         if undo:
             click.echo(f"undo file: {undo}", err=True)
-        _, fresh = offsets.describe_group(admin, group)
-        offsets.require_idle(fresh)  # a consumer may have joined since the plan
-        admin.commit_offsets(group, targets)
 
-    def verify():
-        now = admin.committed(group)
-        wrong = [f"{t}/{p}" for (t, p), o in targets.items() if now.get((t, p)) != o]
-        if wrong:
-            raise StreamctlError(f"offsets of {', '.join(wrong)} differ from the plan after the commit")
-        return [[f"{t}/{p}", "offset", o] for (t, p), o in sorted(targets.items())]
-
-    _finish(plan, execute, ctx, apply, verify)
+    _finish(plan, execute, run)
 
 
 @click.command("undo-reset")
@@ -279,34 +220,10 @@ def groups_undo_reset(session: Session, group, execute, output):
 @click.pass_obj
 def elect_leaders(session: Session, topic_names, execute, output):
     """Preferred leader election for partitions not led by their preferred replica."""
-    from streamctl.ops import Change, Plan
-
     ctx, admin = _admin(session, "elect-leaders")
-    snap = admin.metadata()
-    for name in topic_names:
-        if snap.topic(name) is None:
-            raise UsageError(f"no topic {name!r} in the cluster")
-    live = {b.id for b in snap.brokers}
-    off = [p for p in snap.partitions if (not topic_names or p.topic in topic_names)
-           and p.replicas and p.leader != p.replicas[0]]
-    plan = Plan("elect-leaders", ",".join(topic_names) or "all topics", {"topics": list(topic_names)})
-    for p in off:
-        note = "" if p.replicas[0] in live and p.replicas[0] in p.isr else "preferred replica not in ISR: will fail"
-        plan.changes.append(Change(f"{p.topic}/{p.partition}", "leader", p.leader, p.replicas[0], note))
+    plan = kafka_exec.plan_elect_leaders(admin.metadata(), topic_names)
     _show(plan, output)
-    wanted = [(p.topic, p.partition) for p in off]
-
-    def apply():
-        failures = {tp: why for tp, why in admin.elect_preferred(wanted).items() if why}
-        if failures:
-            (t, p), why = next(iter(failures.items()))
-            raise StreamctlError(f"election failed on {len(failures)} partition(s), e.g. {t}/{p}: {why}")
-
-    def verify():
-        after = {(p.topic, p.partition): p.leader for p in admin.metadata().partitions}
-        return [[f"{t}/{p}", "leader", after.get((t, p))] for t, p in wanted]
-
-    _finish(plan, execute, ctx, apply, verify)
+    _finish(plan, execute, lambda: kafka_exec.elect_leaders(admin, ctx.name, plan))
 
 
 @click.command("audit")
