@@ -13,6 +13,7 @@ from streamctl.errors import StreamctlError, UsageError
 
 # name -> "module:attribute" of a click command; imported only when that command runs.
 COMMANDS = {
+    "dashboard": "streamctl.tui.main:dashboard",
     "check": "streamctl.commands.check:check_command",
     "sandbox": "streamctl.commands.sandbox:sandbox",
     "brokers": "streamctl.commands.kafka:brokers",
@@ -56,7 +57,7 @@ def cli(ctx: click.Context, context: str | None, config: str | None, read_only: 
     """Operations console for Kafka, ZooKeeper, Flume and Spark Structured Streaming."""
     ctx.obj = Session(context, config, read_only)
     if ctx.invoked_subcommand is None:
-        click.echo(ctx.get_help())
+        ctx.invoke(ctx.command.get_command(ctx, "dashboard"))
 
 
 # ---- entry point ----------------------------------------------------------------------

@@ -21,6 +21,19 @@ class DashboardSource(Protocol):
 
     def kafka_snapshot(self) -> KafkaSnapshot: ...
 
+    def group_statuses(self, snap: KafkaSnapshot) -> dict:
+        """Burrow-style status per group from the shared lag history (check's cron runs fill
+        it too); the dashboard adds a sample at most once a minute so it does not crowd them."""
+        from streamctl.lagstore import LagStore, default_path
+
+        thresholds = self.ctx.thresholds
+        with LagStore(self.lag_store or default_path()) as store:
+            if snap.taken_at - self._last_sample >= 60:
+                store.record(self.context_name, snap.lags, snap.taken_at)
+                self._last_sample = snap.taken_at
+            return {g.id: store.evaluate(self.context_name, g.id, snap.taken_at, thresholds.allowed_lag,
+                                         thresholds.stall_window_seconds) for g in snap.groups}
+
     def health(self) -> Evaluation: ...
 
 
@@ -31,6 +44,9 @@ class Dashboard:
     ctx: object
     read_only: bool = False
     health_timeout: float = 15.0
+    lag_store: object = None  # a Path; None: the XDG state dir
+    config_path: object = None  # where the contexts came from (for switching)
+    _last_sample: float = 0.0
 
     def __post_init__(self):
         from streamctl.backends.kafka_admin import KafkaAdmin
@@ -42,10 +58,28 @@ class Dashboard:
     def context_name(self) -> str:
         return self.ctx.name
 
+    def context_names(self) -> list[str]:
+        from streamctl.config import load_config
+
+        return sorted(load_config(self.config_path).contexts)
+
     def kafka_snapshot(self) -> KafkaSnapshot:
         from streamctl.health import Filters
 
         return self.kafka.snapshot(group_filter=Filters.from_context(self.ctx).group)
+
+    def group_statuses(self, snap: KafkaSnapshot) -> dict:
+        """Burrow-style status per group from the shared lag history (check's cron runs fill
+        it too); the dashboard adds a sample at most once a minute so it does not crowd them."""
+        from streamctl.lagstore import LagStore, default_path
+
+        thresholds = self.ctx.thresholds
+        with LagStore(self.lag_store or default_path()) as store:
+            if snap.taken_at - self._last_sample >= 60:
+                store.record(self.context_name, snap.lags, snap.taken_at)
+                self._last_sample = snap.taken_at
+            return {g.id: store.evaluate(self.context_name, g.id, snap.taken_at, thresholds.allowed_lag,
+                                         thresholds.stall_window_seconds) for g in snap.groups}
 
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate
@@ -58,4 +92,4 @@ def make_dashboard(config_path=None, context_name: str | None = None, read_only:
     from streamctl.config import load_config
 
     ctx = load_config(config_path).context(context_name)
-    return Dashboard(ctx, read_only=read_only)
+    return Dashboard(ctx, read_only=read_only, config_path=config_path)

@@ -1,0 +1,129 @@
+"""The Textual app: modes for the screens, global bindings, operations entry points."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.binding import Binding
+
+from streamctl.tui.commands import StreamctlCommands, entries
+from streamctl.tui.screens.brokers import BrokersScreen
+from streamctl.tui.screens.groups import GroupsScreen
+from streamctl.tui.screens.overview import OverviewScreen
+from streamctl.tui.screens.topics import TopicsScreen
+
+SCREENS = {
+    "overview": OverviewScreen,
+    "brokers": BrokersScreen,
+    "topics": TopicsScreen,
+    "groups": GroupsScreen,
+}
+MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
+             "start_agent", "stop_agent", "start_job", "stop_job"}
+
+
+class StreamctlApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "streamctl"
+    COMMANDS = App.COMMANDS | {StreamctlCommands}
+    BINDINGS = [
+        Binding("1", "switch_mode('overview')", "Overview", id="mode.overview"),
+        Binding("2", "switch_mode('brokers')", "Brokers", id="mode.brokers"),
+        Binding("3", "switch_mode('topics')", "Topics", id="mode.topics"),
+        Binding("4", "switch_mode('groups')", "Groups", id="mode.groups"),
+        Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, source, refresh_interval: float = 5.0, context_factory=None) -> None:
+        super().__init__()
+        self.source = source
+        self.refresh_interval = refresh_interval
+        self.context_factory = context_factory  # name -> a new source (switch context)
+        self.last_kafka = None
+        self.mode_names = list(SCREENS)
+        for name, screen in SCREENS.items():
+            self.add_mode(name, screen)
+
+    def on_mount(self) -> None:
+        self._show_context()
+        self.switch_mode("overview")
+
+    @property
+    def context_label(self) -> str:
+        return f"context {self.source.context_name}" + (" (read-only)" if self.source.read_only else "")
+
+    def _show_context(self) -> None:
+        self.sub_title = self.context_label
+
+    def action_refresh_screen(self) -> None:
+        reload = getattr(self.screen, "reload", None)
+        if reload:
+            reload()
+
+    def action_help(self) -> None:
+        from streamctl.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    # ---- operations ----------------------------------------------------------------------
+
+    def allow_mutation(self, action: str) -> bool | None:
+        """Bindings of mutations show disabled in a read-only context (None = disabled)."""
+        if action in MUTATIONS and self.source.read_only:
+            return None
+        return True
+
+    def open_operation(self, form) -> None:
+        if self.source.read_only:
+            self.notify("read-only context: operations are disabled", severity="warning")
+            return
+        from streamctl.tui.screens.plan_dialog import PlanDialog
+
+        def planned(request) -> None:
+            if request is not None:
+                self.push_screen(PlanDialog(request), self._operation_done)
+
+        self.push_screen(form, planned)
+
+    def _operation_done(self, result: str | None) -> None:
+        if result:
+            self.notify(result)
+            self.action_refresh_screen()
+
+    def elect_leaders(self) -> None:
+        from streamctl.ops import kafka_exec
+        from streamctl.tui.screens.plan_dialog import OperationRequest
+
+        kafka, context = self.source.kafka, self.source.context_name
+
+        def run(plan):
+            kafka_exec.elect_leaders(kafka, context, plan)
+            return "preferred leaders elected"
+
+        request = OperationRequest("Elect preferred leaders",
+                                   lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
+        if self.source.read_only:
+            self.notify("read-only context: operations are disabled", severity="warning")
+            return
+        from streamctl.tui.screens.plan_dialog import PlanDialog
+
+        self.push_screen(PlanDialog(request), self._operation_done)
+
+    # ---- palette and contexts --------------------------------------------------------------
+
+    def palette_entries(self):
+        return entries(self)
+
+    def context_names(self) -> list[str]:
+        names = getattr(self.source, "context_names", None)
+        return names() if names else []
+
+    def switch_context(self, name: str) -> None:
+        if self.context_factory is None:
+            return
+        self.source = self.context_factory(name)
+        self.last_kafka = None
+        self._show_context()
+        self.action_refresh_screen()
+        self.notify(f"switched to context {name}")

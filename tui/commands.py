@@ -1,0 +1,42 @@
+"""Command palette: jump to a topic or group, run an operation, switch context."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import Hit, Hits, Provider
+
+
+class StreamctlCommands(Provider):
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for label, help_text, callback in self.app.palette_entries():
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), callback, help=help_text)
+
+
+def entries(app) -> list[tuple[str, str, object]]:
+    """(label, help, callback) for everything the palette offers right now."""
+    from streamctl.tui.screens.group_detail import GroupDetailScreen
+    from streamctl.tui.screens.topic_detail import TopicDetailScreen
+
+    found: list[tuple[str, str, object]] = []
+    snap = app.last_kafka
+    if snap is not None:
+        found += [(f"topic {t.name}", "open the topic", partial(app.push_screen, TopicDetailScreen(t.name)))
+                  for t in snap.topics]
+        found += [(f"group {g.id}", "open the consumer group", partial(app.push_screen, GroupDetailScreen(g.id)))
+                  for g in snap.groups]
+    if not app.source.read_only:
+        from streamctl.tui.screens.dialogs import CreateTopicDialog, ResetOffsetsDialog
+
+        found.append(("create topic", "operation", lambda: app.open_operation(CreateTopicDialog())))
+        found.append(("elect preferred leaders", "operation", app.elect_leaders))
+        if snap is not None:
+            found += [(f"reset offsets of {g.id}", "operation",
+                       partial(app.open_operation, ResetOffsetsDialog(g.id))) for g in snap.groups]
+    found += [(f"switch context {name}", "reconnect to another cluster", partial(app.switch_context, name))
+              for name in app.context_names()]
+    found += [(f"show {mode}", "screen", partial(app.switch_mode, mode)) for mode in app.mode_names]
+    return found

@@ -1,0 +1,86 @@
+"""DataScreen: fetch in a thread worker, show on the event loop, refresh on an interval.
+
+Only the visible screen refreshes. A refresh that is still running when the next one starts
+is cancelled (exclusive workers) and its result dropped; unhandled Loaded messages replace
+each other. A failing backend shows an error banner on its own screen only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+from textual.worker import get_current_worker
+
+from streamctl.errors import StreamctlError
+from streamctl.tui.messages import Loaded, LoadFailed
+from streamctl.tui.widgets.error_banner import ErrorBanner
+
+
+class DataScreen(Screen):
+    """Subclasses implement `fetch()` (blocking, runs in a thread) and `show(data)`."""
+
+    heading = ""
+    AUTO_FOCUS = "DataTable"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield ErrorBanner()
+        yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.heading
+        self.reload()
+        self.set_interval(self.app.refresh_interval, self._tick)
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def _tick(self) -> None:
+        if self.is_current:
+            self.reload()
+
+    def reload(self) -> None:
+        self._fetch()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fetch")
+    def _fetch(self) -> None:
+        worker = get_current_worker()
+        try:
+            data = self.fetch()
+        except StreamctlError as exc:
+            message: Any = LoadFailed(str(exc))
+        except Exception as exc:  # a client library's own error: shown, never fatal
+            message = LoadFailed(f"{type(exc).__name__}: {exc}")
+        else:
+            message = Loaded(data)
+        if not worker.is_cancelled:
+            self.post_message(message)
+
+    def fetch(self) -> Any:
+        raise NotImplementedError
+
+    def show(self, data: Any) -> None:
+        raise NotImplementedError
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.query_one(ErrorBanner).clear()
+        self.show(message.data)
+        self.sub_title = f"{self.heading} · {self.app.context_label} · updated {time.strftime('%H:%M:%S')}"
+
+    @on(LoadFailed)
+    def _failed(self, message: LoadFailed) -> None:
+        self.query_one(ErrorBanner).show_error(message.error)
+
+    @property
+    def source(self):
+        return self.app.source

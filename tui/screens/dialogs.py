@@ -1,0 +1,206 @@
+"""Operation forms. Each collects input and returns an OperationRequest whose plan and run go
+through the same core as the CLI (streamctl.ops)."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select
+
+from streamctl.errors import UsageError
+from streamctl.tui.screens.plan_dialog import OperationRequest
+
+FORM_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{ width: 70; height: auto; border: thick $primary; background: $surface; padding: 1 2; }}
+{name} Input, {name} Select {{ margin-bottom: 1; }}
+{name} Horizontal {{ height: 3; align-horizontal: right; }}
+{name} #form-error {{ color: $error; height: auto; }}
+"""
+
+
+class FormDialog(ModalScreen[OperationRequest | None]):
+    """Fields, a Plan button and Cancel; `request()` builds the OperationRequest or raises."""
+
+    BINDINGS = [("escape", "cancel", "Cancel")]
+    heading = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"[b]{self.heading}[/b]")
+            yield from self.fields()
+            yield Label("", id="form-error")
+            with Horizontal():
+                yield Button("Plan", id="plan", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def fields(self) -> ComposeResult:
+        yield from ()
+
+    def request(self) -> OperationRequest:
+        raise NotImplementedError
+
+    def value(self, field_id: str) -> str:
+        return self.query_one(f"#{field_id}", Input).value.strip()
+
+    @on(Button.Pressed, "#plan")
+    @on(Input.Submitted)
+    def _plan(self) -> None:
+        try:
+            self.dismiss(self.request())
+        except UsageError as exc:
+            self.query_one("#form-error", Label).update(str(exc))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @property
+    def kafka(self):
+        return self.app.source.kafka
+
+    @property
+    def context_name(self) -> str:
+        return self.app.source.context_name
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"{what}: expected a whole number, got {text!r}") from None
+
+
+class CreateTopicDialog(FormDialog):
+    DEFAULT_CSS = FORM_CSS.format(name="CreateTopicDialog")
+    heading = "Create topic"
+
+    def fields(self) -> ComposeResult:
+        yield Input(placeholder="name", id="name")
+        yield Input(placeholder="partitions", value="3", id="partitions")
+        yield Input(placeholder="replication factor", value="3", id="rf")
+        yield Input(placeholder="configs: key=value, key=value", id="configs")
+
+    def request(self) -> OperationRequest:
+        from streamctl.ops import kafka_exec, topics
+
+        name = self.value("name")
+        partitions = _int(self.value("partitions"), "partitions")
+        rf = _int(self.value("rf"), "replication factor")
+        configs = topics.parse_configs([p for p in self.value("configs").split(",") if p.strip()])
+        topics.validate_name(name)
+        kafka, context = self.kafka, self.context_name
+
+        def plan():
+            snap = kafka.metadata()
+            known = set(kafka.topic_configs(snap.topics[0].name)) if snap.topics else set()
+            return topics.plan_create(kafka, snap, name, partitions, rf, configs, known)
+
+        def run(p):
+            kafka_exec.create_topic(kafka, context, p)
+            return f"created topic {name}"
+
+        return OperationRequest(f"Create topic {name}", plan, run)
+
+
+class AddPartitionsDialog(FormDialog):
+    DEFAULT_CSS = FORM_CSS.format(name="AddPartitionsDialog")
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self.heading = f"Add partitions to {topic}"
+
+    def fields(self) -> ComposeResult:
+        yield Input(placeholder="total partitions after the change", id="total")
+
+    def request(self) -> OperationRequest:
+        from streamctl.ops import kafka_exec, topics
+
+        total = _int(self.value("total"), "total partitions")
+        kafka, context, topic = self.kafka, self.context_name, self.topic
+
+        def run(p):
+            kafka_exec.add_partitions(kafka, context, p)
+            return f"{topic} now has {total} partitions"
+
+        return OperationRequest(self.heading, lambda: topics.plan_add_partitions(kafka, kafka.metadata(), topic, total),
+                                run)
+
+
+class AlterConfigDialog(FormDialog):
+    DEFAULT_CSS = FORM_CSS.format(name="AlterConfigDialog")
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self.heading = f"Alter configs of {topic}"
+
+    def fields(self) -> ComposeResult:
+        yield Input(placeholder="key=value, key=value (key= reverts to the default)", id="pairs")
+
+    def request(self) -> OperationRequest:
+        from streamctl.ops import kafka_exec, topics
+
+        pairs = [p for p in self.value("pairs").split(",") if p.strip()]
+        if not pairs:
+            raise UsageError("give at least one key=value")
+        values = {k: (v if v else None) for k, v in topics.parse_configs(pairs).items()}
+        kafka, context, topic = self.kafka, self.context_name, self.topic
+
+        def run(p):
+            kafka_exec.alter_config(kafka, context, p)
+            return f"configs of {topic} changed"
+
+        return OperationRequest(self.heading, lambda: topics.plan_alter_config(kafka, kafka.metadata(), topic, values),
+                                run)
+
+
+RESET_MODES = [("to earliest", "to-earliest"), ("to latest", "to-latest"), ("to offset N", "to-offset"),
+               ("to datetime (ISO 8601)", "to-datetime"), ("by duration (ISO 8601, e.g. PT1H)", "by-duration"),
+               ("shift by N", "shift-by"), ("from file (CSV)", "from-file"), ("to current", "to-current")]
+NEEDS_VALUE = {"to-offset", "to-datetime", "by-duration", "shift-by", "from-file"}
+
+
+class ResetOffsetsDialog(FormDialog):
+    DEFAULT_CSS = FORM_CSS.format(name="ResetOffsetsDialog")
+
+    def __init__(self, group: str) -> None:
+        super().__init__()
+        self.group = group
+        self.heading = f"Reset offsets of {group}"
+
+    def fields(self) -> ComposeResult:
+        yield Select(RESET_MODES, value="to-latest", allow_blank=False, id="mode")
+        yield Input(placeholder="value (offset, datetime, duration, shift or CSV path)", id="value")
+        yield Input(placeholder="topics: all, or TOPIC[:P,P] separated by spaces", value="all", id="topics")
+
+    def request(self) -> OperationRequest:
+        from streamctl.ops import kafka_exec, offsets
+
+        mode = self.query_one("#mode", Select).value
+        value = self.value("value") or None
+        if mode in NEEDS_VALUE and value is None:
+            raise UsageError(f"{mode} needs a value")
+        if mode in ("to-offset", "shift-by"):
+            _int(value, mode)
+        if mode == "to-datetime":
+            offsets.parse_datetime(value)
+        if mode == "by-duration":
+            offsets.parse_duration(value)
+        selection = self.value("topics")
+        all_topics = selection in ("", "all")
+        specs = [] if all_topics else offsets.parse_topic_specs(tuple(selection.split()))
+        kafka, context, group = self.kafka, self.context_name, self.group
+
+        def plan():
+            return offsets.plan_reset(kafka, group, specs, all_topics, mode, value)
+
+        def run(planned):
+            plan_, resets = planned
+            undo = kafka_exec.reset_offsets(kafka, context, plan_, resets)
+            return f"offsets of {group} reset; undo file {undo}" if undo else f"offsets of {group} reset"
+
+        return OperationRequest(self.heading, plan, run)

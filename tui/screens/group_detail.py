@@ -1,0 +1,72 @@
+"""One consumer group: per-partition committed offset, log end, lag; members and assignments."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from streamctl.errors import UsageError
+from streamctl.tui.screens.base import DataScreen
+
+
+class GroupDetailScreen(DataScreen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
+        Binding("o", "reset_offsets", "Reset offsets", id="group.reset"),
+    ]
+
+    def __init__(self, group: str) -> None:
+        super().__init__()
+        self.group = group
+        self.heading = f"Group {group}"
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="group-summary")
+        lags = DataTable(id="lags", cursor_type="row", zebra_stripes=True)
+        lags.border_title = "Partitions"
+        yield lags
+        members = DataTable(id="members", cursor_type="row")
+        members.border_title = "Members"
+        yield members
+
+    def on_mount(self) -> None:
+        self.query_one("#lags", DataTable).add_columns("partition", "committed", "log start", "log end",
+                                                       "lag", "lag (s)", "from")
+        self.query_one("#members", DataTable).add_columns("client id", "host", "assignment")
+        super().on_mount()
+
+    def fetch(self):
+        snap = self.source.kafka_snapshot()
+        group = snap.group(self.group)
+        if group is None:
+            raise UsageError(f"group {self.group!r} is not in the cluster any more")
+        return group, snap.group_lags(self.group)
+
+    def show(self, data) -> None:
+        group, lags = data
+        self.query_one("#group-summary", Static).update(
+            f"[b]{group.id}[/b]  state {group.state}  protocol {group.protocol or '-'}  "
+            f"coordinator {group.coordinator}  members {len(group.members)}")
+        table = self.query_one("#lags", DataTable)
+        table.clear()
+        for l in lags:
+            table.add_row(f"{l.topic}/{l.partition}", _cell(l.committed), _cell(l.log_start), _cell(l.log_end),
+                          _cell(l.lag), "-" if l.lag_seconds is None else f"{l.lag_seconds:.1f}",
+                          l.lag_seconds_source or "-")
+        members = self.query_one("#members", DataTable)
+        members.clear()
+        for m in group.members:
+            members.add_row(m.client_id, m.host, ", ".join(f"{t}/{p}" for t, p in m.assignments))
+
+    def action_reset_offsets(self) -> None:
+        from streamctl.tui.screens.dialogs import ResetOffsetsDialog
+
+        self.app.open_operation(ResetOffsetsDialog(self.group))
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.app.allow_mutation(action)
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)

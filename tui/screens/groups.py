@@ -1,0 +1,75 @@
+"""Consumer groups: state, members, topics, lag in records and time, a sparkline of lag over
+the session, and the Burrow-style status; Enter opens the per-partition view."""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.spark import sparkline
+
+COLUMNS = ["group", "state", "members", "topics", "lag", "lag (s)", "trend", "status"]
+STATUS_STYLE = {"OK": "green", "LAGGING": "yellow", "STALLED": "bold red", "STOPPED": "bold red",
+                "REWOUND": "yellow", "UNKNOWN": "dim"}
+
+
+class GroupsScreen(DataScreen):
+    heading = "Consumer groups"
+    BINDINGS = [Binding("o", "reset_offsets", "Reset offsets", id="groups.reset")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: dict[str, deque] = defaultdict(lambda: deque(maxlen=30))
+
+    def compose_body(self) -> ComposeResult:
+        yield FilterTable(COLUMNS, sort_column=4, descending=True, id="groups")
+
+    def fetch(self):
+        snap = self.source.kafka_snapshot()
+        return snap, self.source.group_statuses(snap)
+
+    def show(self, data) -> None:
+        snap, statuses = data
+        self.app.last_kafka = snap
+        rows = []
+        for g in snap.groups:
+            lags = snap.group_lags(g.id)
+            total = sum(l.lag or 0 for l in lags)
+            seconds = max((l.lag_seconds for l in lags if l.lag_seconds is not None), default=None)
+            self.history[g.id].append(total)
+            status = statuses.get(g.id)
+            name = getattr(getattr(status, "status", None), "value", "UNKNOWN")
+            topics = ",".join(sorted({l.topic for l in lags}))
+            cells = [g.id, g.state, str(len(g.members)), topics, str(total),
+                     "-" if seconds is None else f"{seconds:.0f}", sparkline(self.history[g.id]),
+                     Text(name, style=STATUS_STYLE.get(name, ""))]
+            rows.append((g.id, cells, [g.id, g.state, len(g.members), topics, total, seconds, total, name]))
+        self.query_one(FilterTable).set_rows(rows)
+
+    def selected_group(self) -> str | None:
+        return self.query_one(FilterTable).selected_key()
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        from streamctl.tui.screens.group_detail import GroupDetailScreen
+
+        self.app.push_screen(GroupDetailScreen(event.row_key.value))
+
+    def action_reset_offsets(self) -> None:
+        group = self.selected_group()
+        if group is None:
+            self.notify("select a group first", severity="warning")
+            return
+        from streamctl.tui.screens.dialogs import ResetOffsetsDialog
+
+        self.app.open_operation(ResetOffsetsDialog(group))
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.app.allow_mutation(action)

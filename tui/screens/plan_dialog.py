@@ -1,0 +1,122 @@
+"""The confirm step of every operation: the plan (object by object, before -> after), then
+Execute. Planning and executing run in thread workers; the result is audited by the core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Label, Static
+
+from streamctl.errors import StreamctlError
+
+
+@dataclass
+class OperationRequest:
+    """What a form asks for: how to plan it and how to carry the plan out (both blocking)."""
+
+    title: str
+    plan: Callable[[], Any]  # -> Plan (or (Plan, extra))
+    run: Callable[[Any], str]  # (what plan returned) -> one line for the operator
+
+
+class _Planned(Message):
+    def __init__(self, planned: Any) -> None:
+        self.planned = planned
+        super().__init__()
+
+
+class _Failed(Message):
+    def __init__(self, error: str) -> None:
+        self.error = error
+        super().__init__()
+
+
+class _Done(Message):
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()
+
+
+class PlanDialog(ModalScreen[str | None]):
+    DEFAULT_CSS = """
+    PlanDialog { align: center middle; }
+    PlanDialog > Vertical { width: 90%; height: 80%; border: thick $primary; background: $surface; padding: 0 1; }
+    PlanDialog DataTable { height: 1fr; }
+    PlanDialog #plan-warnings { color: $warning; height: auto; }
+    PlanDialog #plan-error { color: $error; height: auto; }
+    PlanDialog Horizontal { height: 3; align-horizontal: right; }
+    """
+    BINDINGS = [("escape", "cancel", "Cancel")]
+
+    def __init__(self, request: OperationRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.planned: Any = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"[b]{self.request.title}[/b]: planning …", id="plan-title")
+            yield DataTable(id="plan-changes", cursor_type="row", zebra_stripes=True)
+            yield Static(id="plan-warnings")
+            yield Static(id="plan-error")
+            with Horizontal():
+                yield Button("Execute", id="execute", variant="error", disabled=True)
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("object", "field", "before", "after", "note")
+        self._plan()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
+    def _plan(self) -> None:
+        try:
+            self.post_message(_Planned(self.request.plan()))
+        except StreamctlError as exc:
+            self.post_message(_Failed(str(exc)))
+
+    @on(_Planned)
+    def _show_plan(self, message: _Planned) -> None:
+        self.planned = message.planned
+        plan = message.planned[0] if isinstance(message.planned, tuple) else message.planned
+        table = self.query_one(DataTable)
+        for c in plan.changes:
+            table.add_row(c.object, c.field, _cell(c.before), _cell(c.after), c.note)
+        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: {plan.summary()}")
+        self.query_one("#plan-warnings", Static).update("\n".join(f"warning: {w}" for w in plan.warnings))
+        self.query_one("#execute", Button).disabled = not plan.changes
+
+    @on(_Failed)
+    def _show_error(self, message: _Failed) -> None:
+        self.query_one("#plan-error", Static).update(message.error)
+        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: refused")
+
+    @on(Button.Pressed, "#execute")
+    def _execute_pressed(self) -> None:
+        self.query_one("#execute", Button).disabled = True
+        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: executing …")
+        self._execute()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="execute")
+    def _execute(self) -> None:
+        try:
+            self.post_message(_Done(self.request.run(self.planned)))
+        except StreamctlError as exc:
+            self.post_message(_Failed(str(exc)))
+
+    @on(_Done)
+    def _done(self, message: _Done) -> None:
+        self.dismiss(message.text)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)

@@ -1,0 +1,95 @@
+"""One topic: per partition leader, replicas, ISR (out-of-sync replicas highlighted),
+watermarks; its configs; the groups consuming it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Static
+
+from streamctl import serialize
+from streamctl.errors import UsageError
+from streamctl.tui.screens.base import DataScreen
+
+
+class TopicDetailScreen(DataScreen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
+        Binding("a", "add_partitions", "Add partitions", id="topic.add_partitions"),
+        Binding("t", "alter_config", "Alter config", id="topic.alter_config"),
+    ]
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self.heading = f"Topic {topic}"
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="topic-summary")
+        partitions = DataTable(id="partitions", cursor_type="row", zebra_stripes=True)
+        partitions.border_title = "Partitions"
+        yield partitions
+        with Horizontal(id="topic-side"):
+            configs = DataTable(id="configs", cursor_type="row")
+            configs.border_title = "Configs"
+            yield configs
+            groups = DataTable(id="consumers", cursor_type="row")
+            groups.border_title = "Consumed by"
+            yield groups
+
+    def on_mount(self) -> None:
+        self.query_one("#partitions", DataTable).add_columns("partition", "leader", "replicas", "ISR",
+                                                             "low", "high", "messages")
+        self.query_one("#configs", DataTable).add_columns("key", "value")
+        self.query_one("#consumers", DataTable).add_columns("group")
+        super().on_mount()
+
+    def fetch(self):
+        snap = self.source.kafka_snapshot()
+        topic = snap.topic(self.topic)
+        if topic is None:
+            raise UsageError(f"topic {self.topic!r} is not in the cluster any more")
+        return topic, serialize.consuming_groups(snap, self.topic)
+
+    def show(self, data) -> None:
+        topic, groups = data
+        self.query_one("#topic-summary", Static).update(
+            f"[b]{topic.name}[/b]  partitions {len(topic.partitions)}  rf {topic.replication_factor}"
+            f"  internal {'yes' if topic.internal else 'no'}")
+        table = self.query_one("#partitions", DataTable)
+        table.clear()
+        for p in topic.partitions:
+            isr = Text(",".join(map(str, p.isr)))
+            out_of_sync = [r for r in p.replicas if r not in p.isr]
+            if out_of_sync:
+                isr.append(f"  out: {','.join(map(str, out_of_sync))}", style="bold red")
+            leader = Text("none", style="bold red") if p.offline else str(p.leader)
+            table.add_row(str(p.partition), leader, ",".join(map(str, p.replicas)), isr,
+                          _cell(p.low), _cell(p.high), _cell(p.messages), key=str(p.partition))
+        configs = self.query_one("#configs", DataTable)
+        configs.clear()
+        for key, value in sorted(topic.configs.items()):
+            configs.add_row(key, value)
+        consumers = self.query_one("#consumers", DataTable)
+        consumers.clear()
+        for group in groups or ["(none)"]:
+            consumers.add_row(group)
+
+    def action_add_partitions(self) -> None:
+        from streamctl.tui.screens.dialogs import AddPartitionsDialog
+
+        self.app.open_operation(AddPartitionsDialog(self.topic))
+
+    def action_alter_config(self) -> None:
+        from streamctl.tui.screens.dialogs import AlterConfigDialog
+
+        self.app.open_operation(AlterConfigDialog(self.topic))
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.app.allow_mutation(action)
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)

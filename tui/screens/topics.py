@@ -1,0 +1,76 @@
+"""Topics: a filterable, sortable table; Enter opens the topic's partitions and configs."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+
+COLUMNS = ["topic", "partitions", "rf", "URP", "offline", "under-min-ISR", "messages", "retention"]
+
+
+def _issue(count: int) -> Text:
+    return Text(str(count), style="bold red" if count else "")
+
+
+def _retention(ms: str | None) -> str:
+    if ms is None:
+        return "-"
+    value = int(ms)
+    if value < 0:
+        return "forever"
+    hours = value / 3_600_000
+    return f"{hours / 24:g}d" if hours >= 24 else f"{hours:g}h"
+
+
+class TopicsScreen(DataScreen):
+    heading = "Topics"
+    BINDINGS = [
+        Binding("c", "create_topic", "Create topic", id="topics.create"),
+        Binding("e", "elect_leaders", "Elect leaders", id="topics.elect"),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        yield FilterTable(COLUMNS, id="topics")
+
+    def fetch(self):
+        return self.source.kafka_snapshot()
+
+    def show(self, snap) -> None:
+        self.app.last_kafka = snap
+        rows = []
+        for t in snap.topics:
+            parts = t.partitions
+            urp = sum(p.under_replicated for p in parts)
+            offline = sum(p.offline for p in parts)
+            under_min = sum(p.under_min_isr for p in parts)
+            messages = sum(p.messages or 0 for p in parts)
+            retention = t.configs.get("retention.ms")
+            cells = [t.name, str(len(parts)), str(t.replication_factor), _issue(urp), _issue(offline),
+                     _issue(under_min), str(messages), _retention(retention)]
+            sort = [t.name, len(parts), t.replication_factor, urp, offline, under_min, messages,
+                    int(retention) if retention else None]
+            rows.append((t.name, cells, sort))
+        self.query_one(FilterTable).set_rows(rows)
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        from streamctl.tui.screens.topic_detail import TopicDetailScreen
+
+        self.app.push_screen(TopicDetailScreen(event.row_key.value))
+
+    def action_create_topic(self) -> None:
+        from streamctl.tui.screens.dialogs import CreateTopicDialog
+
+        self.app.open_operation(CreateTopicDialog())
+
+    def action_elect_leaders(self) -> None:
+        self.app.elect_leaders()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.app.allow_mutation(action)

@@ -1,0 +1,25 @@
+"""A one-line banner a screen shows while its backend fails; the rest of the app keeps going."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class ErrorBanner(Static):
+    DEFAULT_CSS = """
+    ErrorBanner {
+        display: none;
+        background: $error;
+        color: $text;
+        padding: 0 1;
+        height: auto;
+    }
+    ErrorBanner.-shown { display: block; }
+    """
+
+    def show_error(self, text: str) -> None:
+        self.update(f"⚠ {text} (retrying)")
+        self.add_class("-shown")
+
+    def clear(self) -> None:
+        self.remove_class("-shown")

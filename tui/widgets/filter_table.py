@@ -1,0 +1,116 @@
+"""A DataTable with a `/` filter box and sorting by a column (header click or `s`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input
+from textual.widgets.data_table import CellDoesNotExist
+
+
+class FilterTable(Vertical):
+    """Rows are (key, cells, sort values); the filter matches the key (case-insensitive)."""
+
+    DEFAULT_CSS = """
+    FilterTable { height: 1fr; }
+    FilterTable Input { display: none; height: 3; }
+    FilterTable Input.-shown { display: block; }
+    FilterTable DataTable { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="table.filter"),
+        Binding("s", "next_sort", "Sort", id="table.sort"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="table.clear"),
+    ]
+
+    def __init__(self, columns: list[str], sort_column: int = 0, descending: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.columns = columns
+        self.sort_column = sort_column
+        self.descending = descending
+        self.rows: list[tuple[str, list[Any], list[Any]]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
+        yield DataTable(cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*self.columns)
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one(DataTable)
+
+    def set_rows(self, rows: list[tuple[str, list[Any], list[Any]]]) -> None:
+        self.rows = rows
+        self._render_rows()
+
+    def _render_rows(self) -> None:
+        table = self.table
+        selected = self.selected_key()
+        needle = self.query_one(Input).value.strip().lower()
+        shown = [r for r in self.rows if needle in r[0].lower()]
+        shown.sort(key=lambda r: _sortable(r[2][self.sort_column]), reverse=self.descending)
+        table.clear()
+        for key, cells, _ in shown:
+            table.add_row(*cells, key=key)
+        if selected is not None:
+            keys = [r[0] for r in shown]
+            if selected in keys:
+                table.move_cursor(row=keys.index(selected))
+
+    def selected_key(self) -> str | None:
+        table = self.table
+        if table.row_count == 0:
+            return None
+        try:
+            return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except CellDoesNotExist:
+            return None
+
+    def action_filter(self) -> None:
+        box = self.query_one(Input)
+        box.disabled = False
+        box.add_class("-shown")
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one(Input)
+        box.value = ""
+        box.remove_class("-shown")
+        box.disabled = True
+        self.table.focus()
+        self._render_rows()
+
+    def action_next_sort(self) -> None:
+        self.sort_column = (self.sort_column + 1) % len(self.columns)
+        self.notify(f"sorted by {self.columns[self.sort_column]}", timeout=1.5)
+        self._render_rows()
+
+    @on(Input.Changed)
+    def _filter_changed(self) -> None:
+        self._render_rows()
+
+    @on(Input.Submitted)
+    def _filter_kept(self) -> None:
+        self.table.focus()
+
+    @on(DataTable.HeaderSelected)
+    def _header(self, event: DataTable.HeaderSelected) -> None:
+        if event.column_index == self.sort_column:
+            self.descending = not self.descending
+        self.sort_column = event.column_index
+        self._render_rows()
+
+
+def _sortable(value: Any) -> tuple:
+    """None sorts first; numbers by value; everything else as text."""
+    if value is None:
+        return (0, 0, "")
+    if isinstance(value, (int, float)):
+        return (1, value, "")
+    return (2, 0, str(value))

@@ -1,0 +1,34 @@
+"""One component's state and key figures on the Overview."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+STATE_CLASSES = ("-ok", "-warn", "-crit", "-unknown", "-off")
+
+
+class HealthCard(Static):
+    DEFAULT_CSS = """
+    HealthCard {
+        border: round $primary;
+        padding: 0 1;
+        height: 6;
+        width: 1fr;
+    }
+    HealthCard.-ok { border: round $success; }
+    HealthCard.-warn { border: round $warning; }
+    HealthCard.-crit { border: round $error; }
+    HealthCard.-unknown { border: round $secondary; }
+    HealthCard.-off { color: $text-muted; }
+    """
+
+    def __init__(self, component: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.component = component
+        self.border_title = component.capitalize()
+
+    def show(self, state: str, figures: str) -> None:
+        self.remove_class(*STATE_CLASSES)
+        self.add_class(f"-{state.lower()}" if state != "not configured" else "-off")
+        self.border_subtitle = state
+        self.update(figures)
