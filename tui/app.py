@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.app import App
 from textual.binding import Binding
 
@@ -35,9 +37,10 @@ class StreamctlApp(App):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, source, refresh_interval: float = 5.0, context_factory=None) -> None:
+    def __init__(self, source, refresh_interval: float = 5.0, context_factory=None, clock=None) -> None:
         super().__init__()
         self.source = source
+        self.clock = clock or (lambda: time.strftime("%H:%M:%S"))  # fixed in snapshot tests
         self.refresh_interval = refresh_interval
         self.context_factory = context_factory  # name -> a new source (switch context)
         self.last_kafka = None

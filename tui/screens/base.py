@@ -7,7 +7,6 @@ each other. A failing backend shows an error banner on its own screen only.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from textual import on, work
@@ -75,7 +74,7 @@ class DataScreen(Screen):
     def _loaded(self, message: Loaded) -> None:
         self.query_one(ErrorBanner).clear()
         self.show(message.data)
-        self.sub_title = f"{self.heading} · {self.app.context_label} · updated {time.strftime('%H:%M:%S')}"
+        self.sub_title = f"{self.heading} · {self.app.context_label} · updated {self.app.clock()}"
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
