@@ -46,8 +46,8 @@ class GroupDetailScreen(DataScreen):
     def show(self, data) -> None:
         group, lags = data
         self.query_one("#group-summary", Static).update(
-            f"[b]{group.id}[/b]  state {group.state}  protocol {group.protocol or '-'}  "
-            f"coordinator {group.coordinator}  members {len(group.members)}")
+            f"[b]{group.id}[/b] · state {group.state} · protocol {group.protocol or '-'} · "
+            f"coordinator {group.coordinator} · members {len(group.members)}")
         table = self.query_one("#lags", DataTable)
         table.clear()
         for l in lags:

@@ -35,7 +35,9 @@ class OverviewScreen(DataScreen):
         yield table
 
     def on_mount(self) -> None:
-        self.query_one("#findings", DataTable).add_columns("severity", "component", "object", "finding")
+        table = self.query_one("#findings", DataTable)
+        for label, width in (("severity", 8), ("component", 9), ("object", 22), ("finding", 200)):
+            table.add_column(label, width=width)
         super().on_mount()
 
     def fetch(self):

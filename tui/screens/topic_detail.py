@@ -56,8 +56,8 @@ class TopicDetailScreen(DataScreen):
     def show(self, data) -> None:
         topic, groups = data
         self.query_one("#topic-summary", Static).update(
-            f"[b]{topic.name}[/b]  partitions {len(topic.partitions)}  rf {topic.replication_factor}"
-            f"  internal {'yes' if topic.internal else 'no'}")
+            f"[b]{topic.name}[/b] · partitions {len(topic.partitions)} · rf {topic.replication_factor}"
+            f" · internal {'yes' if topic.internal else 'no'}")
         table = self.query_one("#partitions", DataTable)
         table.clear()
         for p in topic.partitions:
