@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: `streamctl check` against Kafka's own CLI tools and `kcat -L`, same cluster, same run.
 
-    .venv/bin/python bench/check_vs_kafka_cli.py [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
+    .venv/bin/python -m bench.check_vs_kafka_cli [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
 
 Starts its own sandbox (3 brokers, ZooKeeper) in a temporary directory, creates the topics and
 groups with committed offsets, then times, as whole processes (median of --runs):
@@ -27,38 +27,11 @@ import time
 from pathlib import Path
 
 import yaml
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
-
+from bench.scene import populate
 from streamctl.jvm import tool_argv
 from streamctl.sandbox import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
-
-
-def populate(bootstrap: str, topics: int, partitions: int, groups: int) -> None:
-    cfg = {"bootstrap.servers": bootstrap, "log_level": "0"}
-    admin = AdminClient(cfg)
-    names = [f"bench-{i:04d}" for i in range(topics)]
-    for chunk in range(0, topics, 50):
-        futures = admin.create_topics([NewTopic(n, partitions, 3) for n in names[chunk:chunk + 50]],
-                                      operation_timeout=60, request_timeout=60)
-        for future in futures.values():
-            future.result(timeout=120)
-    time.sleep(2)
-    producer = Producer({**cfg, "linger.ms": "20"})
-    for name in names:
-        for p in range(partitions):
-            for i in range(20):
-                producer.produce(name, f"r{i}".encode(), partition=p)
-        producer.poll(0)
-    producer.flush(120)
-    for g in range(groups):
-        topic = names[g % topics]
-        consumer = Consumer({**cfg, "group.id": f"bench-group-{g:04d}", "enable.auto.commit": False})
-        consumer.commit(offsets=[TopicPartition(topic, p, 5 + p) for p in range(partitions)],
-                        asynchronous=False)
-        consumer.close()
 
 
 def timed(argv: list[str], env: dict[str, str], runs: int, ok=(0,)) -> float:

@@ -8,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from streamctl.tui.commands import StreamctlCommands, entries
+from streamctl.tui.trace import Trace
 from streamctl.tui.screens.brokers import BrokersScreen
 from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
@@ -44,6 +45,7 @@ class StreamctlApp(App):
         self.refresh_interval = refresh_interval
         self.context_factory = context_factory  # name -> a new source (switch context)
         self.last_kafka = None
+        self.trace: Trace | None = None
         self.mode_names = list(SCREENS)
         for name, screen in SCREENS.items():
             self.add_mode(name, screen)
@@ -51,6 +53,9 @@ class StreamctlApp(App):
     def on_mount(self) -> None:
         self._show_context()
         self.switch_mode("overview")
+        self.trace = Trace.from_env()
+        if self.trace:
+            self.trace.start_stall_probe(self)
 
     @property
     def context_label(self) -> str:

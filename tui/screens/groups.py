@@ -32,25 +32,31 @@ class GroupsScreen(DataScreen):
         yield FilterTable(COLUMNS, sort_column=4, descending=True, id="groups")
 
     def fetch(self):
+        """Everything computed here, in the worker thread; show() only fills the table."""
         snap = self.source.kafka_snapshot()
-        return snap, self.source.group_statuses(snap)
+        statuses = self.source.group_statuses(snap)
+        by_group: dict[str, list] = defaultdict(list)
+        for lag in snap.lags:
+            by_group[lag.group].append(lag)
+        summaries = []
+        for g in snap.groups:
+            lags = by_group.get(g.id, [])
+            seconds = [l.lag_seconds for l in lags if l.lag_seconds is not None]
+            status = getattr(getattr(statuses.get(g.id), "status", None), "value", "UNKNOWN")
+            summaries.append((g.id, g.state, len(g.members), ",".join(sorted({l.topic for l in lags})),
+                              sum(l.lag or 0 for l in lags), max(seconds) if seconds else None, status))
+        return snap, summaries
 
     def show(self, data) -> None:
-        snap, statuses = data
+        snap, summaries = data
         self.app.last_kafka = snap
         rows = []
-        for g in snap.groups:
-            lags = snap.group_lags(g.id)
-            total = sum(l.lag or 0 for l in lags)
-            seconds = max((l.lag_seconds for l in lags if l.lag_seconds is not None), default=None)
-            self.history[g.id].append(total)
-            status = statuses.get(g.id)
-            name = getattr(getattr(status, "status", None), "value", "UNKNOWN")
-            topics = ",".join(sorted({l.topic for l in lags}))
-            cells = [g.id, g.state, str(len(g.members)), topics, str(total),
-                     "-" if seconds is None else f"{seconds:.0f}", sparkline(self.history[g.id]),
-                     Text(name, style=STATUS_STYLE.get(name, ""))]
-            rows.append((g.id, cells, [g.id, g.state, len(g.members), topics, total, seconds, total, name]))
+        for group, state, members, topics, total, seconds, status in summaries:
+            self.history[group].append(total)
+            cells = [group, state, str(members), topics, str(total),
+                     "-" if seconds is None else f"{seconds:.0f}", sparkline(self.history[group]),
+                     Text(status, style=STATUS_STYLE.get(status, ""))]
+            rows.append((group, cells, [group, state, members, topics, total, seconds, total, status]))
         self.query_one(FilterTable).set_rows(rows)
 
     def selected_group(self) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -17,9 +19,10 @@ SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "O
 FIGURES = {
     "kafka": [("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),
               ("kafka_offline_partitions", "offline"), ("kafka_max_group_lag_records", "max lag")],
-    "zookeeper": [("zookeeper_servers_up", "servers up"), ("zookeeper_latency_avg_ms", "avg ms")],
-    "flume": [("flume_agents_up", "agents up"), ("flume_channel_fill_percent", "fill %")],
-    "spark": [("spark_jobs_running", "running"), ("spark_job_lag_records", "lag")],
+    "zookeeper": [("zookeeper_servers_serving", "serving"), ("zookeeper_servers", "servers"),
+                  ("zookeeper_latency_avg_ms", "avg ms"), ("zookeeper_kafka_brokers", "kafka brokers")],
+    "flume": [("flume_agents_up", "agents up"), ("flume_max_channel_fill_pct", "max fill %")],
+    "spark": [("spark_jobs", "jobs"), ("spark_jobs_down", "down")],
 }
 
 
@@ -38,7 +41,11 @@ class OverviewScreen(DataScreen):
         table = self.query_one("#findings", DataTable)
         for label, width in (("severity", 8), ("component", 9), ("object", 22), ("finding", 200)):
             table.add_column(label, width=width)
+        for card in self.query(HealthCard):
+            card.show("loading", "…")
         super().on_mount()
+        if self.app.trace:
+            self.call_after_refresh(self.app.trace.write, "overview_first_frame")
 
     def fetch(self):
         return self.source.health()
@@ -61,6 +68,9 @@ class OverviewScreen(DataScreen):
             table.add_row(Text("UNKNOWN", style="magenta"), component, "-", f"not evaluated: {why}")
         if table.row_count == 0:
             table.add_row(Text("OK", style="green"), "all", "-", "no problems found")
+        if self.app.trace:
+            self.call_after_refresh(self.app.trace.write, "overview_painted",
+                                    pyspark_imported="pyspark" in sys.modules)
 
 
 def _figures(component: str, metrics) -> str:

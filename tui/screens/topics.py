@@ -28,6 +28,21 @@ def _retention(ms: str | None) -> str:
     return f"{hours / 24:g}d" if hours >= 24 else f"{hours:g}h"
 
 
+def _row(t):
+    """(key, cells, sort values) of one topic, computed in the worker thread."""
+    parts = t.partitions
+    urp = sum(p.under_replicated for p in parts)
+    offline = sum(p.offline for p in parts)
+    under_min = sum(p.under_min_isr for p in parts)
+    messages = sum(p.messages or 0 for p in parts)
+    retention = t.configs.get("retention.ms")
+    cells = [t.name, str(len(parts)), str(t.replication_factor), _issue(urp), _issue(offline),
+             _issue(under_min), str(messages), _retention(retention)]
+    sort = [t.name, len(parts), t.replication_factor, urp, offline, under_min, messages,
+            int(retention) if retention else None]
+    return t.name, cells, sort
+
+
 class TopicsScreen(DataScreen):
     heading = "Topics"
     BINDINGS = [
@@ -39,23 +54,12 @@ class TopicsScreen(DataScreen):
         yield FilterTable(COLUMNS, id="topics")
 
     def fetch(self):
-        return self.source.kafka_snapshot()
+        snap = self.source.kafka_snapshot()
+        return snap, [_row(t) for t in snap.topics]
 
-    def show(self, snap) -> None:
+    def show(self, data) -> None:
+        snap, rows = data
         self.app.last_kafka = snap
-        rows = []
-        for t in snap.topics:
-            parts = t.partitions
-            urp = sum(p.under_replicated for p in parts)
-            offline = sum(p.offline for p in parts)
-            under_min = sum(p.under_min_isr for p in parts)
-            messages = sum(p.messages or 0 for p in parts)
-            retention = t.configs.get("retention.ms")
-            cells = [t.name, str(len(parts)), str(t.replication_factor), _issue(urp), _issue(offline),
-                     _issue(under_min), str(messages), _retention(retention)]
-            sort = [t.name, len(parts), t.replication_factor, urp, offline, under_min, messages,
-                    int(retention) if retention else None]
-            rows.append((t.name, cells, sort))
         self.query_one(FilterTable).set_rows(rows)
 
     @on(DataTable.RowSelected)

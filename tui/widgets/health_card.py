@@ -29,6 +29,9 @@ class HealthCard(Static):
 
     def show(self, state: str, figures: str) -> None:
         self.remove_class(*STATE_CLASSES)
-        self.add_class(f"-{state.lower()}" if state != "not configured" else "-off")
+        if state in ("not configured", "loading"):
+            self.add_class("-off")
+        else:
+            self.add_class(f"-{state.lower()}")
         self.border_subtitle = state
         self.update(figures)
