@@ -47,6 +47,7 @@ class Dashboard:
     lag_store: object = None  # a Path; None: the XDG state dir
     config_path: object = None  # where the contexts came from (for switching)
     _last_sample: float = 0.0
+    _zk: object = None
 
     def __post_init__(self):
         from streamctl.backends.kafka_admin import KafkaAdmin
@@ -80,6 +81,26 @@ class Dashboard:
                 self._last_sample = snap.taken_at
             return {g.id: store.evaluate(self.context_name, g.id, snap.taken_at, thresholds.allowed_lag,
                                          thresholds.stall_window_seconds) for g in snap.groups}
+
+    # ---- ZooKeeper ------------------------------------------------------------------------
+
+    def zookeeper(self):
+        """The context's ZooKeeper session (read-only), opened on first use; None if not configured."""
+        settings = getattr(self.ctx, "zookeeper", None)
+        if settings is None:
+            return None
+        if self._zk is None:
+            from streamctl.backends.zookeeper import ZooKeeperBackend
+
+            self._zk = ZooKeeperBackend.from_settings(settings, read_only=True)
+        return self._zk
+
+    def zk_ensemble(self) -> list:
+        from streamctl.backends.zookeeper_ensemble import probe_ensemble
+
+        settings = self.ctx.zookeeper
+        url = str(settings.admin_url) if settings.admin_url else None
+        return probe_ensemble(settings.hosts, settings.timeout, url)
 
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate

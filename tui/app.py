@@ -13,12 +13,14 @@ from streamctl.tui.screens.brokers import BrokersScreen
 from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.screens.topics import TopicsScreen
+from streamctl.tui.screens.zookeeper import ZooKeeperScreen
 
 SCREENS = {
     "overview": OverviewScreen,
     "brokers": BrokersScreen,
     "topics": TopicsScreen,
     "groups": GroupsScreen,
+    "zookeeper": ZooKeeperScreen,
 }
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job"}
@@ -33,6 +35,7 @@ class StreamctlApp(App):
         Binding("2", "switch_mode('brokers')", "Brokers", id="mode.brokers"),
         Binding("3", "switch_mode('topics')", "Topics", id="mode.topics"),
         Binding("4", "switch_mode('groups')", "Groups", id="mode.groups"),
+        Binding("5", "switch_mode('zookeeper')", "ZooKeeper", id="mode.zookeeper"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
