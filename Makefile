@@ -17,7 +17,7 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 comma := ,
 
 venv-demo: $(VENV)/.installed-all
-venv-test: $(VENV)/.installed-test
+venv-test: $(VENV)/.installed-all+test
 
 ## demo: install, fetch the JVM artifacts, start the sandbox, show it
 demo: venv-demo

@@ -1,0 +1,485 @@
+"""Spark Structured Streaming adapter: checkpoint, lag, liveness and rates (no pyspark, no UI).
+
+Checkpoint layout (any Structured Streaming query, not only ours):
+    metadata          {"id": "<query id>"}
+    offsets/<N>       "v1", a metadata JSON line (batchWatermarkMs, batchTimestampMs, conf),
+                      then one line per source: {"topic": {"0": 123}} = next offset to read
+    commits/<N>       batch N is done ("v1", {"nextBatchWatermarkMs": ...})
+    sources/<i>/0     a NUL byte, "v1", the source's initial offsets
+Latest planned and committed batches come from LISTING offsets/ and commits/ (numeric names
+only; past LISTING_CAP names, probing upward from the highest listed id): two files are parsed
+and at most a few thousand names read, whatever the history length. Offsets without a commit are the
+batch in flight. Damaged files become `problems` (findings), never exceptions.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamctl.errors import StreamctlError
+
+KNOWN_VERSIONS = ("v1", "v2")
+PROGRESS_TAIL_BYTES = 256 * 1024
+LISTING_CAP = 1000  # names listed per folder before probing takes over
+
+
+class CheckpointError(StreamctlError):
+    """The checkpoint directory cannot be read at all."""
+
+
+# ---- checkpoint ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BatchOffsets:
+    """One `offsets/<N>` file: where batch N ends in every source."""
+
+    batch_id: int
+    version: str
+    watermark_ms: int | None
+    timestamp_ms: int | None
+    sources: tuple[object, ...]  # per source: its JSON value ({"topic": {"0": 12}}), None for "-"
+
+    def kafka_offsets(self) -> dict[tuple[str, int], int]:
+        """(topic, partition) -> next offset to read, over every Kafka-shaped source."""
+        return _kafka_offsets(self.sources)
+
+
+@dataclass(frozen=True)
+class CheckpointStatus:
+    path: str
+    query_id: str | None
+    latest_planned: int | None  # highest offsets/<N>
+    latest_committed: int | None  # highest commits/<N>
+    planned: BatchOffsets | None  # offsets of latest_planned
+    committed: BatchOffsets | None  # offsets of latest_committed (what lag is measured from)
+    last_commit_at: float | None  # mtime of commits/<latest_committed> (unix seconds)
+    next_watermark_ms: int | None  # from commits/<latest_committed>
+    initial_sources: tuple[object, ...] = ()  # sources/<i>/0: where the query first started
+    problems: tuple[str, ...] = ()
+
+    @property
+    def in_flight(self) -> int | None:
+        """The batch with offsets written but no commit yet (None when all are committed)."""
+        if self.latest_planned is None:
+            return None
+        if self.latest_committed is None or self.latest_planned > self.latest_committed:
+            return self.latest_planned
+        return None
+
+    def committed_offsets(self) -> dict[tuple[str, int], int]:
+        return self.committed.kafka_offsets() if self.committed else {}
+
+
+def read_checkpoint(directory: str | os.PathLike) -> CheckpointStatus:
+    """The checkpoint's state; CheckpointError only when the directory itself is unusable."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise CheckpointError(f"{root}: no such checkpoint directory")
+    problems: list[str] = []
+    query_id = _query_id(root / "metadata", problems)
+    planned_id = _latest_id(root / "offsets", problems)
+    committed_id = _latest_id(root / "commits", problems)
+    planned = _read_offsets(root / "offsets", planned_id, problems) if planned_id is not None else None
+    committed = None
+    if committed_id is not None:
+        committed = planned if committed_id == planned_id else \
+            _read_offsets(root / "offsets", committed_id, problems)
+        if committed_id > (planned_id if planned_id is not None else -1):
+            problems.append(f"commits/{committed_id} has no offsets/{committed_id}")
+    last_commit_at, next_watermark = _read_commit(root / "commits", committed_id, problems)
+    return CheckpointStatus(
+        path=str(root), query_id=query_id, latest_planned=planned_id, latest_committed=committed_id,
+        planned=planned, committed=committed, last_commit_at=last_commit_at,
+        next_watermark_ms=next_watermark, initial_sources=_initial_sources(root / "sources", problems),
+        problems=tuple(problems),
+    )
+
+
+def _latest_id(folder: Path, problems: list[str]) -> int | None:
+    """max(N) over the numeric file names (".N.crc", ".N.<uuid>.tmp" are not batches).
+
+    A folder is listed whole up to LISTING_CAP names (Spark's default retention keeps ~100
+    batches, 200 names with their .crc files). Past that, listing stops and the highest id is
+    found by probing upward from the highest id listed: Spark writes batch ids one after the
+    other and purges only the oldest, so the ids above any existing one are consecutive.
+    """
+    ids: list[int] = []
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries, 1):
+                if entry.name.isdigit():
+                    ids.append(int(entry.name))
+                if count >= LISTING_CAP and ids:
+                    return _probe_up(folder, max(ids))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        problems.append(f"{folder.name}/: cannot list ({exc.strerror})")
+        return None
+    return max(ids, default=None)
+
+
+def _probe_up(folder: Path, known: int) -> int:
+    """The highest id N >= known such that known..N all exist (galloping, then bisection)."""
+    low, step = known, 1
+    while (folder / str(low + step)).exists():
+        low, step = low + step, step * 2
+    high = low + step  # missing
+    while high - low > 1:
+        middle = (low + high) // 2
+        if (folder / str(middle)).exists():
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _query_id(path: Path, problems: list[str]) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        problems.append("metadata: missing (no query id)")
+        return None
+    except OSError as exc:
+        problems.append(f"metadata: unreadable ({exc.strerror})")
+        return None
+    try:
+        value = json.loads(text.strip().splitlines()[0]).get("id")
+    except (ValueError, IndexError, AttributeError):
+        problems.append("metadata: not the JSON {\"id\": ...} Spark writes")
+        return None
+    return str(value) if value is not None else None
+
+
+def _lines(path: Path, name: str, problems: list[str]) -> tuple[str, list[str]] | None:
+    """(version header, the lines after it) of a log file; None (and a problem) if unusable."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.append(f"{name}: unreadable ({exc.strerror})")
+        return None
+    lines = raw.lstrip(b"\x00").decode("utf-8", errors="replace").split("\n")
+    header = lines[0].strip()
+    if header not in KNOWN_VERSIONS:
+        shown = header[:20] + ("..." if len(header) > 20 else "")
+        problems.append(f"{name}: unknown header {shown!r} (expected v1 or v2)")
+        return None
+    return header, [line for line in lines[1:] if line.strip()]
+
+
+def _read_offsets(folder: Path, batch_id: int, problems: list[str]) -> BatchOffsets | None:
+    name = f"offsets/{batch_id}"
+    read = _lines(folder / str(batch_id), name, problems)
+    if read is None:
+        return None
+    version, lines = read
+    if len(lines) < 2:
+        problems.append(f"{name}: truncated ({len(lines)} line(s) after the header; "
+                        "expected metadata and one line per source)")
+        return None
+    try:
+        meta = json.loads(lines[0])
+        sources = tuple(None if line.strip() == "-" else json.loads(line) for line in lines[1:])
+    except ValueError:
+        problems.append(f"{name}: truncated or corrupt JSON")
+        return None
+    if not isinstance(meta, dict):
+        problems.append(f"{name}: metadata line is not a JSON object")
+        return None
+    return BatchOffsets(batch_id, version, _int(meta.get("batchWatermarkMs")), _int(meta.get("batchTimestampMs")), sources)
+
+
+def _read_commit(folder: Path, batch_id: int | None, problems: list[str]) -> tuple[float | None, int | None]:
+    if batch_id is None:
+        return None, None
+    path = folder / str(batch_id)
+    try:
+        mtime = path.stat().st_mtime
+    except OSError as exc:
+        problems.append(f"commits/{batch_id}: unreadable ({exc.strerror})")
+        return None, None
+    read = _lines(path, f"commits/{batch_id}", problems)
+    lines = read[1] if read else []
+    watermark = None
+    if lines:
+        try:
+            watermark = _int(json.loads(lines[0]).get("nextBatchWatermarkMs"))
+        except (ValueError, AttributeError):
+            problems.append(f"commits/{batch_id}: corrupt JSON")
+    return mtime, watermark
+
+
+def _initial_sources(folder: Path, problems: list[str]) -> tuple[object, ...]:
+    """sources/<i>/0 of each source i (NUL-prefixed, then v1 and the initial offsets)."""
+    found: list[object] = []
+    try:
+        indexes = sorted(int(e.name) for e in os.scandir(folder) if e.name.isdigit())
+    except OSError:
+        return ()
+    for index in indexes:
+        name = f"sources/{index}/0"
+        path = folder / str(index) / "0"
+        read = _lines(path, name, problems) if path.exists() else None
+        if not read or not read[1]:
+            continue
+        lines = read[1]
+        try:
+            found.append(json.loads(lines[0]))
+        except ValueError:
+            problems.append(f"{name}: corrupt JSON")
+    return tuple(found)
+
+
+def _kafka_offsets(sources) -> dict[tuple[str, int], int]:
+    offsets: dict[tuple[str, int], int] = {}
+    for source in sources:
+        if not isinstance(source, dict):
+            continue
+        for topic, partitions in source.items():
+            if not isinstance(partitions, dict):
+                continue
+            for partition, offset in partitions.items():
+                if str(partition).lstrip("-").isdigit() and isinstance(offset, int):
+                    offsets[(topic, int(partition))] = offset
+    return offsets
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+# ---- lag: Kafka log end minus the last committed batch --------------------------------------
+
+@dataclass(frozen=True)
+class PartitionJobLag:
+    topic: str
+    partition: int
+    committed: int | None  # next offset the job reads (from the latest committed batch)
+    log_end: int | None
+
+    @property
+    def lag(self) -> int | None:
+        if self.committed is None or self.log_end is None:
+            return None
+        return max(0, self.log_end - self.committed)
+
+
+def log_end_offsets(client_config: dict[str, str], topics: set[str],
+                    timeout: float = 10.0) -> dict[tuple[str, int], int]:
+    """Latest offsets of every partition of `topics`: one metadata call, one list_offsets."""
+    from confluent_kafka import KafkaException, TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+
+    from streamctl.backends.kafka import KafkaError
+
+    if not topics:
+        return {}
+    admin = AdminClient({**client_config, "socket.timeout.ms": str(int(timeout * 1000)), "log_level": "0"})
+    ends = time.monotonic() + timeout
+    try:
+        md = admin.list_topics(timeout=timeout)
+        wanted = [TopicPartition(t, p) for t in sorted(topics) if t in md.topics
+                  for p in md.topics[t].partitions]
+        if not wanted:
+            return {}
+        futures = admin.list_offsets({tp: OffsetSpec.latest() for tp in wanted},
+                                     request_timeout=max(0.5, ends - time.monotonic()))
+        return {(tp.topic, tp.partition): f.result(timeout=max(0.1, ends - time.monotonic())).offset
+                for tp, f in futures.items()}
+    except KafkaException as exc:
+        err = exc.args[0] if exc.args else None
+        raise KafkaError(f"reading log-end offsets failed: {err.str() if hasattr(err, 'str') else exc}") from None
+    except concurrent.futures.TimeoutError:
+        raise KafkaError("reading log-end offsets timed out") from None
+
+
+def job_lag(status: CheckpointStatus, log_ends: dict[tuple[str, int], int]) -> list[PartitionJobLag]:
+    """Per partition of the checkpoint's topics: log end - next offset of the last committed batch.
+
+    Partitions present in Kafka but not yet in the checkpoint (added later) count from 0.
+    """
+    committed = status.committed_offsets()
+    topics = {t for t, _ in committed} | {t for t, _ in (status.planned.kafka_offsets() if status.planned else {})}
+    keys = sorted(set(committed) | {k for k in log_ends if k[0] in topics})
+    return [PartitionJobLag(t, p, committed.get((t, p), 0 if committed else None), log_ends.get((t, p)))
+            for t, p in keys]
+
+
+# ---- liveness: the Spark REST API --------------------------------------------------------------
+
+class SparkUnreachable(StreamctlError):
+    """The driver's UI / REST API did not answer."""
+
+
+def rest_applications(ui_url: str, timeout: float = 5.0) -> list[dict]:
+    """GET <ui_url>/api/v1/applications (the running driver's applications)."""
+    import httpx
+
+    url = ui_url.rstrip("/") + "/api/v1/applications"
+    try:
+        response = httpx.get(url, timeout=timeout, follow_redirects=True)
+        response.raise_for_status()
+        data = response.json()
+    except httpx.HTTPError as exc:
+        raise SparkUnreachable(f"{url}: {type(exc).__name__}: {exc}".rstrip(": ")) from None
+    except ValueError:
+        raise SparkUnreachable(f"{url}: not JSON") from None
+    if not isinstance(data, list):
+        raise SparkUnreachable(f"{url}: unexpected answer")
+    return data
+
+
+# ---- rates: the progress file our StreamingQueryListener writes -----------------------------------
+
+@dataclass(frozen=True)
+class ProgressSample:
+    batch_id: int
+    timestamp: str
+    num_input_rows: int
+    input_rows_per_second: float
+    processed_rows_per_second: float
+    batch_duration_ms: int
+    watermark: str | None = None
+    query_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ProgressTail:
+    samples: tuple[ProgressSample, ...] = ()  # oldest first
+    last_event: str | None = None  # started | progress | idle | terminated
+    modified_at: float | None = None
+    skipped_lines: int = 0  # unparseable lines in the tail (a torn last line, noise)
+
+
+def read_progress_tail(path: str | os.PathLike, max_bytes: int = PROGRESS_TAIL_BYTES,
+                       keep: int = 20, query_id: str | None = None) -> ProgressTail | None:
+    """The last `keep` progress events, reading at most `max_bytes` from the file's end."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            modified = os.fstat(f.fileno()).st_mtime
+            f.seek(max(0, size - max_bytes))
+            chunk = f.read(max_bytes)
+    except FileNotFoundError:
+        return None
+    lines = chunk.split(b"\n")
+    if size > max_bytes:
+        lines = lines[1:]  # the first line is cut in the middle
+    samples: deque[ProgressSample] = deque(maxlen=keep)
+    skipped = 0
+    last_event = None
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            skipped += 1
+            continue
+        if not isinstance(event, dict) or (query_id and event.get("id") not in (None, query_id)):
+            continue
+        last_event = event.get("event", last_event)
+        if event.get("event") == "progress" and "batchId" in event:
+            samples.append(ProgressSample(
+                batch_id=int(event["batchId"]), timestamp=str(event.get("timestamp")),
+                num_input_rows=int(event.get("numInputRows") or 0),
+                input_rows_per_second=float(event.get("inputRowsPerSecond") or 0.0),
+                processed_rows_per_second=float(event.get("processedRowsPerSecond") or 0.0),
+                batch_duration_ms=int(event.get("batchDuration") or 0),
+                watermark=(event.get("eventTime") or {}).get("watermark"),
+                query_id=event.get("id"),
+            ))
+    return ProgressTail(tuple(samples), last_event, modified, skipped)
+
+
+# ---- one job, observed ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class JobView:
+    """Everything streamctl knows about one job at one moment (checks, status, dashboard)."""
+
+    name: str
+    checkpoint_dir: str
+    observed_at: float
+    checkpoint: CheckpointStatus | None = None
+    checkpoint_error: str | None = None
+    lags: tuple[PartitionJobLag, ...] | None = None  # None: Kafka not read
+    lag_error: str | None = None
+    process: str | None = None  # "running" | "stopped" | None (not launched by streamctl here)
+    pid: int | None = None
+    master: str | None = None
+    ui_url: str | None = None
+    rest: str | None = None  # "up" | "unreachable" | None (no UI URL known)
+    rest_error: str | None = None
+    app_id: str | None = None
+    progress: ProgressTail | None = None
+
+    @property
+    def running(self) -> bool | None:
+        """Process state if streamctl launched it, else the REST API's answer, else unknown."""
+        if self.process is not None:
+            return self.process == "running"
+        if self.rest is not None:
+            return self.rest == "up"
+        return None
+
+    @property
+    def total_lag(self) -> int | None:
+        if self.lags is None or any(l.lag is None for l in self.lags):
+            return None
+        return sum(l.lag for l in self.lags)
+
+    @property
+    def commit_age(self) -> float | None:
+        at = self.checkpoint.last_commit_at if self.checkpoint else None
+        return None if at is None else max(0.0, self.observed_at - at)
+
+
+def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] | None = None,
+                kafka_timeout: float = 10.0, ui_url: str | None = None, progress_file: str | None = None,
+                process: tuple[int, float, bool] | None = None, app_id: str | None = None,
+                master: str | None = None, rest_timeout: float = 3.0,
+                ask_rest: bool = True) -> JobView:
+    """Read the checkpoint, Kafka's log ends, the REST API and the progress tail of one job.
+
+    `process` is (pid, create_time, alive) for a job streamctl launched. Each failing part
+    becomes an error field of the view, never an exception.
+    """
+    checkpoint = checkpoint_error = None
+    try:
+        checkpoint = read_checkpoint(checkpoint_dir)
+    except CheckpointError as exc:
+        checkpoint_error = str(exc)
+    lags = lag_error = None
+    if checkpoint is not None and kafka_config is not None and checkpoint.committed is not None:
+        topics = {t for t, _ in checkpoint.committed_offsets()}
+        try:
+            lags = tuple(job_lag(checkpoint, log_end_offsets(kafka_config, topics, kafka_timeout)))
+        except StreamctlError as exc:
+            lag_error = str(exc)
+    rest = rest_error = None
+    if ui_url and ask_rest and (process is None or (process[2] and not app_id)):
+        try:
+            apps = rest_applications(ui_url, rest_timeout)
+            rest = "up"
+            app_id = app_id or next((str(a.get("id")) for a in apps if isinstance(a, dict) and a.get("id")), None)
+        except SparkUnreachable as exc:
+            rest, rest_error = "unreachable", str(exc)
+    progress = read_progress_tail(progress_file, query_id=checkpoint.query_id if checkpoint else None) \
+        if progress_file else None
+    return JobView(
+        name=name, checkpoint_dir=str(checkpoint_dir), observed_at=time.time(),
+        checkpoint=checkpoint, checkpoint_error=checkpoint_error, lags=lags, lag_error=lag_error,
+        process=None if process is None else ("running" if process[2] else "stopped"),
+        pid=process[0] if process else None, master=master, ui_url=ui_url, rest=rest,
+        rest_error=rest_error, app_id=app_id, progress=progress,
+    )

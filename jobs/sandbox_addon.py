@@ -1,0 +1,79 @@
+"""The demo Spark job in `streamctl sandbox up`: weblog-stats reading topic `weblogs`.
+
+Its spec lives in the jobs folder next to the sandbox (`<state>/jobs/weblog-stats/`), so
+`streamctl jobs stop|start|status weblog-stats` act on the sandbox's job; checkpoint and
+progress file live under the sandbox's data folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamctl import procs
+from streamctl.errors import StreamctlError
+from streamctl.jobs import launcher
+from streamctl.sandbox import Addon, Sandbox, SandboxState, Service
+
+JOB = "weblog-stats"
+SERVICE = f"spark-{JOB}"
+TOPICS = {"weblogs": 3, "weblog-stats": 3}  # name -> partitions
+
+
+def runs_root(sandbox: Sandbox) -> Path:
+    """The jobs folder beside the sandbox root: what the CLI reads under the same state dir."""
+    return sandbox.root.parent / "jobs"
+
+
+def ensure_topics(bootstrap_servers: str, replication: int) -> None:
+    """Create the demo topics that are missing (the Flume add-on may have made `weblogs`)."""
+    from streamctl.backends.kafka import KafkaBackend
+
+    kafka = KafkaBackend({"bootstrap.servers": bootstrap_servers}, timeout=15.0)
+    existing = {t.name for t in kafka.metadata().topics}
+    for topic, partitions in TOPICS.items():
+        if topic in existing:
+            continue
+        try:
+            kafka.create_topic(topic, partitions, replication)
+        except StreamctlError as exc:
+            if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
+                raise
+
+
+def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
+    if launcher.pyspark_home() is None:
+        sandbox.report("pyspark is not installed: no Spark job (pip install 'streamctl[spark]')")
+        return []
+    ensure_topics(state.bootstrap_servers, min(3, state.brokers))
+    data = sandbox.root / "data" / "spark" / JOB
+    log = sandbox.root / "logs" / f"{SERVICE}.log"
+    spec = launcher.new_spec(
+        JOB, state.bootstrap_servers, checkpoint_dir=data / "checkpoint",
+        progress_file=data / "progress.jsonl", log=log, ui_port=procs.free_ports(1)[0],
+        jars_root=sandbox.jars_root, root=runs_root(sandbox),
+        sandbox={"root": str(sandbox.root), "service": SERVICE},
+    )
+    spec_file = launcher.save_spec(spec, runs_root(sandbox))
+    state.extras.setdefault("spark", {})[JOB] = {
+        "spec": str(spec_file), "checkpoint_dir": spec.checkpoint_dir,
+        "progress_file": spec.progress_file, "ui_url": spec.ui_url,
+    }
+    return [Service(SERVICE, "spark", spec.ui_port, launcher.launcher_argv(spec_file), str(log))]
+
+
+def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
+    """The query started since this process did (its progress file was written)."""
+    spec = launcher.load_spec(JOB, runs_root(sandbox))
+    return spec is not None and service.create_time is not None \
+        and launcher.started(spec, service.create_time)
+
+
+def context(state: SandboxState) -> dict:
+    job = state.extras.get("spark", {}).get(JOB)
+    if not job:
+        return {}
+    return {"jobs": {JOB: {k: job[k] for k in ("checkpoint_dir", "ui_url", "progress_file")}}}
+
+
+ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,
+              context=lambda state: {"spark": context(state)} if context(state) else {})

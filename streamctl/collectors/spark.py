@@ -1,0 +1,26 @@
+"""Spark: each context job's checkpoint, lag, liveness and rates, then the health rules."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from streamctl.evaluate import NotEvaluated
+from streamctl.health_spark import spark_health
+
+
+def configured(ctx) -> bool:
+    return bool(ctx.spark.jobs)
+
+
+def collect(ctx, deadline_at: float, **_options):
+    from streamctl import spark_jobs
+
+    items = spark_jobs.entries(ctx, context_only=True)
+    if time.monotonic() >= deadline_at - 0.5:
+        raise NotEvaluated("no time left before the deadline")
+    with ThreadPoolExecutor(max_workers=min(8, max(1, len(items))), thread_name_prefix="spark-job") as pool:
+        views = list(pool.map(lambda item: spark_jobs.observe(item, ctx, deadline_at=deadline_at), items))
+    if time.monotonic() > deadline_at:
+        raise NotEvaluated("the Spark jobs were not read within the deadline")
+    return spark_health(views, ctx.thresholds)

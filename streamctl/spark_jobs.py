@@ -1,0 +1,151 @@
+"""Which Spark jobs there are (the context's, and those streamctl launched here) and how they look.
+
+A context job (`spark.jobs.<name>`) names a checkpoint dir, maybe a UI URL and a progress
+file. A launched job has a spec and a run record under the state dir. When both name the
+same checkpoint they are one job: the run record adds pid liveness, the app id and the UI URL
+the driver really bound.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamctl.backends.spark import JobView, observe_job
+from streamctl.errors import UsageError
+from streamctl.jobs import launcher
+
+
+@dataclass(frozen=True)
+class JobEntry:
+    name: str
+    checkpoint_dir: str
+    ui_url: str | None
+    progress_file: str | None
+    in_context: bool
+    spec: launcher.JobSpec | None = None
+    run: launcher.RunRecord | None = None
+
+    @property
+    def shipped(self) -> bool:
+        return self.name in launcher.SHIPPED
+
+
+def _same(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def entries(ctx, root: Path | None = None, context_only: bool = False) -> list[JobEntry]:
+    """Context jobs first (merged with a local launch of the same checkpoint), then local ones."""
+    found: dict[str, JobEntry] = {}
+    configured = ctx.spark.jobs if ctx is not None else {}
+    for name, job in configured.items():
+        spec = launcher.load_spec(name, root)
+        if spec is not None and not _same(spec.checkpoint_dir, job.checkpoint_dir):
+            spec = None  # another job under the same name: not this one
+        run = launcher.load_run(name, root) if spec else None
+        found[name] = JobEntry(
+            name, str(job.checkpoint_dir),
+            (run.ui_url if run and run.alive and run.ui_url else None) or job.ui_url
+            or (spec.ui_url if spec and spec.local else None),
+            str(job.progress_file) if job.progress_file else (spec.progress_file if spec else None),
+            True, spec, run)
+    if not context_only:
+        for name in launcher.known_jobs(root):
+            if name in found:
+                continue
+            spec = launcher.load_spec(name, root)
+            run = launcher.load_run(name, root)
+            found[name] = JobEntry(name, spec.checkpoint_dir,
+                                   (run.ui_url if run and run.ui_url else spec.ui_url) if spec.local else None,
+                                   spec.progress_file, False, spec, run)
+    return list(found.values())
+
+
+def entry(ctx, name: str, root: Path | None = None) -> JobEntry:
+    for item in entries(ctx, root):
+        if item.name == name:
+            return item
+    known = ", ".join(e.name for e in entries(ctx, root)) or "none"
+    raise UsageError(f"no Spark job {name!r} (known: {known}; shipped: {', '.join(launcher.SHIPPED)})")
+
+
+def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | None = None,
+            ask_rest: bool = True) -> JobView:
+    """One job's view: checkpoint, lag against the context's Kafka, liveness, progress."""
+    run = launcher.refresh_driver_info(item.run, root) if item.run and item.run.alive else item.run
+    process = (run.pid, run.create_time, run.alive) if run else None
+    timeout = ctx.kafka.timeout if ctx is not None else 10.0
+    if deadline_at is not None:
+        timeout = max(0.5, min(timeout, deadline_at - time.monotonic() - 0.5))
+    return observe_job(
+        item.name, item.checkpoint_dir,
+        kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
+        ui_url=item.ui_url, progress_file=item.progress_file, process=process,
+        app_id=run.app_id if run and run.alive else None, master=run.master if run else None,
+        rest_timeout=timeout, ask_rest=ask_rest,
+    )
+
+
+# ---- plain dicts for -o json --------------------------------------------------------------------
+
+def _ms_iso(ms: int | None) -> str | None:
+    if not ms:
+        return None
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _offsets(offsets: dict[tuple[str, int], int]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (topic, partition), offset in sorted(offsets.items()):
+        out.setdefault(topic, {})[str(partition)] = offset
+    return out
+
+
+def checkpoint_dict(cp) -> dict:
+    def batch(b):
+        if b is None:
+            return None
+        return {"batch_id": b.batch_id, "version": b.version, "watermark_ms": b.watermark_ms,
+                "watermark": _ms_iso(b.watermark_ms), "timestamp_ms": b.timestamp_ms,
+                "timestamp": _ms_iso(b.timestamp_ms), "sources": list(b.sources),
+                "kafka_offsets": _offsets(b.kafka_offsets())}
+
+    return {
+        "path": cp.path, "query_id": cp.query_id, "latest_planned": cp.latest_planned,
+        "latest_committed": cp.latest_committed, "in_flight": cp.in_flight,
+        "last_commit_at": cp.last_commit_at,
+        "last_commit_age_seconds": None if cp.last_commit_at is None else round(time.time() - cp.last_commit_at, 3),
+        "next_watermark_ms": cp.next_watermark_ms, "planned": batch(cp.planned), "committed": batch(cp.committed),
+        "initial_sources": list(cp.initial_sources), "problems": list(cp.problems),
+    }
+
+
+def view_dict(view: JobView) -> dict:
+    samples = view.progress.samples if view.progress else ()
+    last = samples[-1] if samples else None
+    return {
+        "name": view.name,
+        "state": {True: "running", False: "stopped", None: "unknown"}[view.running],
+        "process": view.process, "pid": view.pid, "master": view.master, "app_id": view.app_id,
+        "ui_url": view.ui_url, "rest": view.rest, "rest_error": view.rest_error,
+        "checkpoint_dir": view.checkpoint_dir,
+        "checkpoint": checkpoint_dict(view.checkpoint) if view.checkpoint else None,
+        "checkpoint_error": view.checkpoint_error,
+        "commit_age_seconds": None if view.commit_age is None else round(view.commit_age, 3),
+        "lag": view.total_lag,
+        "lags": None if view.lags is None else [
+            {"topic": l.topic, "partition": l.partition, "committed": l.committed,
+             "log_end": l.log_end, "lag": l.lag} for l in view.lags],
+        "lag_error": view.lag_error,
+        "rates": None if last is None else {
+            "batch_id": last.batch_id, "timestamp": last.timestamp, "num_input_rows": last.num_input_rows,
+            "input_rows_per_second": last.input_rows_per_second,
+            "processed_rows_per_second": last.processed_rows_per_second,
+            "batch_duration_ms": last.batch_duration_ms, "watermark": last.watermark},
+        "last_event": view.progress.last_event if view.progress else None,
+    }

@@ -1,0 +1,88 @@
+"""Rich tables for `streamctl jobs ...` (input: the plain dicts the -o json output shows)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+def _cell(value) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def _age(seconds) -> str:
+    if seconds is None:
+        return "-"
+    seconds = float(seconds)
+    return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.1f}h"
+
+
+def _table(title: str, columns: list[str], rows: list[list], right: frozenset = frozenset()) -> None:
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, justify="right" if column in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(v) for v in row))
+    console.print(table)
+
+
+def jobs_table(rows: list[dict]) -> None:
+    _table("spark jobs", ["job", "state", "pid", "master", "origin", "ui", "checkpoint"],
+           [[r["name"], r["state"], r["pid"], r["master"], r["origin"], r["ui_url"], r["checkpoint_dir"]]
+            for r in rows], frozenset({"pid"}))
+
+
+def status_table(views: list[dict]) -> None:
+    rows = []
+    for v in views:
+        cp = v["checkpoint"] or {}
+        rates = v["rates"] or {}
+        rows.append([
+            v["name"], v["state"], v["pid"], v["app_id"], cp.get("latest_committed"), cp.get("in_flight"),
+            _age(v["commit_age_seconds"]), v["lag"] if v["lag"] is not None else (v["lag_error"] and "?"),
+            rates.get("input_rows_per_second"), rates.get("processed_rows_per_second"),
+            rates.get("batch_duration_ms"),
+        ])
+    _table("spark job status", ["job", "state", "pid", "app id", "committed", "in flight", "commit age",
+                                "lag", "in rows/s", "done rows/s", "batch ms"],
+           rows, frozenset({"pid", "committed", "in flight", "commit age", "lag", "in rows/s",
+                            "done rows/s", "batch ms"}))
+    for v in views:
+        for label, value in (("checkpoint", v["checkpoint_error"]), ("lag", v["lag_error"]),
+                             ("ui", v["rest_error"])):
+            if value:
+                console.print(f"[yellow]{v['name']}: {label}: {value}[/yellow]")
+        for problem in (v["checkpoint"] or {}).get("problems", []):
+            console.print(f"[yellow]{v['name']}: checkpoint {problem}[/yellow]")
+
+
+def checkpoint_view(cp: dict) -> None:
+    committed, planned = cp["committed"] or {}, cp["planned"] or {}
+    _table(f"checkpoint {cp['path']}", ["field", "value"], [
+        ["query id", cp["query_id"]],
+        ["latest planned batch", cp["latest_planned"]],
+        ["latest committed batch", cp["latest_committed"]],
+        ["in flight", cp["in_flight"]],
+        ["last commit age", _age(cp["last_commit_age_seconds"])],
+        ["watermark (committed batch)", committed.get("watermark")],
+        ["batch time (committed batch)", committed.get("timestamp")],
+    ])
+    offsets = []
+    for topic, partitions in sorted((committed.get("kafka_offsets") or {}).items()):
+        for partition, offset in sorted(partitions.items(), key=lambda kv: int(kv[0])):
+            planned_offset = (planned.get("kafka_offsets") or {}).get(topic, {}).get(partition)
+            offsets.append([topic, partition, offset, planned_offset])
+    if offsets:
+        _table("source offsets (next to read)", ["topic", "partition", "committed", "planned"], offsets,
+               frozenset({"partition", "committed", "planned"}))
+    for problem in cp["problems"]:
+        console.print(f"[yellow]problem: {problem}[/yellow]")
+
+
+def plan_view(plan: dict) -> None:
+    _table(plan["summary"], ["object", "field", "before", "after", "note"],
+           [[c["object"], c["field"], c["before"], c["after"], c["note"]] for c in plan["changes"]])
+    for warning in plan["warnings"]:
+        console.print(f"[yellow]{warning}[/yellow]")
