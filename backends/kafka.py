@@ -313,6 +313,8 @@ def _call(fn, what: str):
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, concurrent.futures.TimeoutError):
         return "timed out"
+    if not isinstance(exc, BaseException) and hasattr(exc, "str"):  # a KafkaError value, not raised
+        return exc.str()
     err = exc.args[0] if exc.args else None
     return err.str() if hasattr(err, "str") else str(exc)
 

@@ -224,6 +224,36 @@ class ZooKeeperAuth(_Model):
     """Scheme credential, e.g. 'user:password' for digest."""
 
 
+class ZooKeeperSasl(_Model):
+    """ZooKeeper SASL (kazoo `sasl_options`, needs the pure-sasl package)."""
+
+    mechanism: str = "DIGEST-MD5"
+    """SASL mechanism: DIGEST-MD5 or GSSAPI."""
+    username: str | None = None
+    """DIGEST-MD5 user name."""
+    password: SecretStr | None = None
+    """DIGEST-MD5 password."""
+    service: str | None = None
+    """GSSAPI service name (ZooKeeper's default: 'zookeeper')."""
+    principal: str | None = None
+    """GSSAPI client principal (default: the ticket cache's)."""
+
+
+class ZooKeeperTls(_Model):
+    """TLS to ZooKeeper's secureClientPort (kazoo `use_ssl` and friends)."""
+
+    ca: UserPath | None = None
+    """CA bundle (PEM) that signed the servers' certificates."""
+    certfile: UserPath | None = None
+    """Client certificate (PEM), for mutual TLS."""
+    keyfile: UserPath | None = None
+    """Client private key (PEM), for mutual TLS."""
+    keyfile_password: SecretStr | None = None
+    """Password of the client private key."""
+    verify_certs: bool = True
+    """Verify the servers' certificates."""
+
+
 class ZooKeeperSettings(_Model):
     """How to reach ZooKeeper (optional)."""
 
@@ -233,10 +263,14 @@ class ZooKeeperSettings(_Model):
     """Chroot path the Kafka cluster lives under, e.g. '/kafka'."""
     auth: ZooKeeperAuth | None = None
     """Authentication, if the ensemble requires it."""
+    sasl: ZooKeeperSasl | None = None
+    """SASL authentication, if the ensemble requires it."""
+    tls: ZooKeeperTls | None = None
+    """TLS settings, when the hosts are secure client ports."""
     timeout: float = Field(10.0, gt=0)
     """Seconds per network call."""
     admin_url: HttpUrl | None = None
-    """AdminServer base URL, e.g. 'http://127.0.0.1:8080/commands'."""
+    """AdminServer base URL, e.g. 'http://127.0.0.1:8080/commands' ('{host}' stands for each server's host)."""
 
     @field_validator("chroot")
     @classmethod

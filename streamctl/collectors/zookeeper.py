@@ -1,0 +1,87 @@
+"""ZooKeeper: every server's state (srvr/mntr/ruok, AdminServer), then the Kafka-on-ZooKeeper
+cross-check against the Admin API when the ensemble holds a ZooKeeper-mode Kafka cluster."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+
+from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
+from streamctl.backends.zookeeper_ensemble import probe_ensemble
+from streamctl.evaluate import NotEvaluated
+from streamctl.health_zookeeper import COMPONENT, ensemble_health, kafka_crosscheck
+from streamctl.model import Finding, Metric, Severity
+
+CONFIRM_PAUSE = 1.0  # seconds before re-reading a disagreement (metadata propagates asynchronously)
+MIN_CROSSCHECK_TIME = 1.0
+
+
+def configured(ctx) -> bool:
+    return ctx.zookeeper is not None
+
+
+def collect(ctx, deadline_at: float, **_options):
+    settings = ctx.zookeeper
+    servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
+    findings, metrics = ensemble_health(servers, ctx.thresholds)
+    if not any(s.serving for s in servers):
+        return findings, metrics
+    if deadline_at - time.monotonic() < MIN_CROSSCHECK_TIME:
+        findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                                "no time left for the Kafka cross-check"))
+        return findings, metrics
+    more, more_metrics = _kafka_crosscheck(ctx, deadline_at)
+    return findings + more, metrics + more_metrics
+
+
+def _left(per_call: float, deadline_at: float) -> float:
+    left = deadline_at - time.monotonic()
+    if left <= 0.1:
+        raise NotEvaluated("deadline reached")
+    return min(per_call, left)
+
+
+def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metric]]:
+    from streamctl.zk_kafka import KafkaZooKeeper
+
+    settings = ctx.zookeeper
+    zk = ZooKeeperBackend.from_settings(settings, timeout=_left(settings.timeout, deadline_at))
+    try:
+        kafka_zk = KafkaZooKeeper(zk, settings.chroot)
+        if not kafka_zk.is_kafka():
+            return [], []
+        first = _compare(ctx, kafka_zk, deadline_at)
+        if all(f.severity is Severity.OK for f in first[0]):
+            return first
+        if deadline_at - time.monotonic() < CONFIRM_PAUSE + MIN_CROSSCHECK_TIME:
+            return first
+        time.sleep(CONFIRM_PAUSE)  # a disagreement counts only if it is still there
+        second = _compare(ctx, kafka_zk, deadline_at)
+        lasting = {f.code for f in first[0]}
+        return [f for f in second[0] if f.severity is Severity.OK or f.code in lasting], second[1]
+    except ZooKeeperError as exc:
+        if time.monotonic() >= deadline_at - 0.1:
+            raise NotEvaluated(f"no answer within the deadline ({exc})") from None
+        return [Finding(Severity.CRIT, COMPONENT, "session", "ZK_SESSION_FAILED",
+                        f"ZooKeeper answers srvr but a client session failed: {exc}")], []
+    finally:
+        zk.close()
+
+
+def _compare(ctx, kafka_zk, deadline_at: float):
+    """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
+    from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
+
+    kafka = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck") as pool:
+        metadata = pool.submit(kafka.metadata, deadline=deadline)
+        view = kafka_zk.view()
+        try:
+            snap = metadata.result(timeout=max(0.1, deadline_at - time.monotonic()))
+        except (KafkaError, concurrent.futures.TimeoutError) as exc:
+            return [Finding(Severity.OK, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                            f"Kafka cross-check skipped: metadata unreadable ({exc or 'timed out'})")], []
+    if snap.kraft:
+        return [], []
+    return kafka_crosscheck(view, snap)
