@@ -102,6 +102,19 @@ class Dashboard:
         url = str(settings.admin_url) if settings.admin_url else None
         return probe_ensemble(settings.hosts, settings.timeout, url)
 
+    def spark_jobs(self) -> list:
+        """JobViews (checkpoint, lag vs log end, liveness, rates) of the context's jobs and
+        those launched here, read concurrently (as `streamctl jobs status` lists them)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from streamctl import spark_jobs
+
+        items = spark_jobs.entries(self.ctx)
+        if not items:
+            return []
+        with ThreadPoolExecutor(max_workers=min(8, len(items)), thread_name_prefix="spark-job") as pool:
+            return list(pool.map(lambda item: spark_jobs.observe(item, self.ctx), items))
+
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate
 

@@ -14,6 +14,7 @@ from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.screens.topics import TopicsScreen
 from streamctl.tui.screens.zookeeper import ZooKeeperScreen
+from streamctl.tui.screens.jobs import JobsScreen
 
 SCREENS = {
     "overview": OverviewScreen,
@@ -22,6 +23,7 @@ SCREENS = {
     "groups": GroupsScreen,
     "zookeeper": ZooKeeperScreen,
 }
+SCREENS["jobs"] = JobsScreen
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job"}
 
@@ -36,6 +38,7 @@ class StreamctlApp(App):
         Binding("3", "switch_mode('topics')", "Topics", id="mode.topics"),
         Binding("4", "switch_mode('groups')", "Groups", id="mode.groups"),
         Binding("5", "switch_mode('zookeeper')", "ZooKeeper", id="mode.zookeeper"),
+        Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),

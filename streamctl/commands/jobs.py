@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import click
 
 from streamctl.commands.common import OUTPUT, Session, emit
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.ops.jobs import START_TIMEOUT
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
-START_TIMEOUT = 180.0
-RECENT_PROGRESS = 60.0  # a running query writes its progress file at least every ~10 s
 
 
 @click.group()
@@ -101,23 +99,6 @@ def _show(plan, output: str) -> None:
         plan_view(plan.as_dict())
 
 
-def _spec_for(ctx, name: str, master: str | None):
-    """The job's spec: the saved one (a previous start, the sandbox) or a new one for a shipped job."""
-    from streamctl.jobs import launcher
-
-    spec = launcher.load_spec(name)
-    configured = ctx.spark.jobs.get(name)
-    if spec is None:
-        if name not in launcher.SHIPPED:
-            raise UsageError(f"no Spark job {name!r} to start (shipped: {', '.join(launcher.SHIPPED)})")
-        spec = launcher.new_spec(name, ctx.kafka.bootstrap_servers, master=master or launcher.DEFAULT_MASTER,
-                                 checkpoint_dir=configured.checkpoint_dir if configured else None,
-                                 progress_file=configured.progress_file if configured else None)
-    elif spec.sandbox is None:
-        spec.bootstrap_servers = ctx.kafka.bootstrap_servers  # the context says where Kafka is
-    return spec
-
-
 @jobs.command("start")
 @click.argument("name")
 @click.option("--master", metavar="URL", help="local[N] (default local[2]), spark://HOST:PORT, yarn, k8s://...")
@@ -128,32 +109,11 @@ def _spec_for(ctx, name: str, master: str | None):
 @click.pass_obj
 def jobs_start(session: Session, name: str, master: str | None, wait: float, execute: bool, output: str) -> None:
     """Start a job with spark-submit (resumes from its checkpoint)."""
-    from streamctl import maven, procs
-    from streamctl.backends.spark import CheckpointError, read_checkpoint
-    from streamctl.jobs import launcher
-    from streamctl.ops import Change, Plan, execute as run, require_writable
+    from streamctl.ops import jobs as job_ops, require_writable
 
     ctx = session.context()
     require_writable("jobs start", ctx, session.read_only_flag)
-    spec = _spec_for(ctx, name, master)
-    record = launcher.load_run(name)
-    plan = Plan("jobs.start", name, {"master": master or spec.master, "checkpoint_dir": spec.checkpoint_dir})
-    elsewhere = None if record and record.alive else _running_elsewhere(ctx, spec, name, ours=record is not None)
-    if record and record.alive:
-        plan.warnings.append(f"job {name} is already running (pid {record.pid})")
-    elif elsewhere:
-        plan.warnings.append(f"job {name} already runs on its checkpoint: {elsewhere}; not starting a second one")
-    else:
-        plan.changes.append(Change(f"job {name}", "state", "stopped" if record else "never started", "running"))
-        if master and master != spec.master:
-            plan.changes.append(Change(f"job {name}", "master", spec.master, master))
-        try:
-            cp = read_checkpoint(spec.checkpoint_dir)
-            plan.warnings.append(f"resumes from the checkpoint: last committed batch {cp.latest_committed}")
-        except CheckpointError:
-            args = spec.job_args
-            first = args[args.index("--starting-offsets") + 1] if "--starting-offsets" in args[:-1] else "latest"
-            plan.warnings.append(f"no checkpoint yet: the query starts from the {first} offsets")
+    plan = job_ops.plan_start(ctx, name, master)
     _show(plan, output)
     if not plan.changes:
         click.echo("nothing to change", err=True)
@@ -161,65 +121,7 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
     if not execute:
         click.echo("dry run: nothing changed; add --execute to apply", err=True)
         return
-
-    def apply():
-        spec.master = master or spec.master
-        maven.fetch(launcher.CONNECTOR)
-        if not spec.jars:
-            spec.jars = launcher.connector_jars()
-        if spec.sandbox and _sandbox_service(spec):
-            launcher.save_spec(spec)
-            from streamctl.sandbox import Sandbox
-
-            Sandbox(root=Path(spec.sandbox["root"])).start_service(spec.sandbox["service"], wait=False)
-        else:
-            if not procs.port_is_free(spec.ui_port):
-                spec.ui_port = procs.free_ports(1)[0]
-            launcher.spawn(spec)
-
-    def verify():
-        started = launcher.wait_started(spec, since, timeout=wait) if wait else launcher.load_run(name)
-        if started is None:
-            raise StreamctlError(f"job {name}: no run record was written (log: {spec.log})")
-        return [[f"job {name}", "state", "running"], [f"job {name}", "pid", started.pid],
-                [f"job {name}", "app id", started.app_id]]
-
-    since = time.time()
-    run(plan, ctx.name, apply, verify)
-    record = launcher.load_run(name)
-    click.echo(f"started {name}: pid {record.pid}, app {record.app_id or '?'}, "
-               f"ui {record.ui_url or '-'}, log {record.log}", err=True)
-
-
-def _running_elsewhere(ctx, spec, name: str, ours: bool) -> str | None:
-    """Why the job looks alive though no process of ours runs it: its UI answers, or (when we
-    never ran it here) its progress file was written lately and does not end with `terminated`."""
-    from streamctl.backends.spark import SparkUnreachable, read_progress_tail, rest_applications
-
-    configured = ctx.spark.jobs.get(name)
-    tail = read_progress_tail(spec.progress_file, max_bytes=64 * 1024, keep=1)
-    if not ours and tail and tail.modified_at and time.time() - tail.modified_at < RECENT_PROGRESS \
-            and tail.last_event not in (None, "terminated"):
-        return f"its progress file {spec.progress_file} was written {time.time() - tail.modified_at:.0f} s ago"
-    if configured is None or not configured.ui_url:
-        return None
-    try:
-        apps = rest_applications(configured.ui_url, timeout=5.0)
-    except SparkUnreachable:
-        return None
-    ids = ", ".join(str(a.get("id")) for a in apps if isinstance(a, dict)) or "an application"
-    return f"{configured.ui_url} answers ({ids})"
-
-
-def _sandbox_service(spec):
-    """The sandbox service running this spec, if that sandbox still has it."""
-    from streamctl.sandbox import Sandbox
-
-    try:
-        _, service = Sandbox(root=Path(spec.sandbox["root"])).service(spec.sandbox["service"])
-    except StreamctlError:
-        return None
-    return service
+    click.echo(job_ops.start(ctx, plan, wait), err=True)
 
 
 @jobs.command("stop")
@@ -231,19 +133,11 @@ def _sandbox_service(spec):
 @click.pass_obj
 def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: str) -> None:
     """Stop a job streamctl started: the query stops between batches, then the driver exits."""
-    from streamctl.jobs import launcher
-    from streamctl.ops import Change, Plan, execute as run, require_writable
+    from streamctl.ops import jobs as job_ops, require_writable
 
     ctx = session.context()
     require_writable("jobs stop", ctx, session.read_only_flag)
-    spec, record = launcher.load_spec(name), launcher.load_run(name)
-    if spec is None or record is None:
-        raise UsageError(f"job {name!r} was not started by streamctl here (no pid known): "
-                         "stop it where it runs")
-    plan = Plan("jobs.stop", name, {"pid": record.pid, "grace_seconds": grace})
-    if record.alive:
-        plan.changes.append(Change(f"job {name}", "state", f"running (pid {record.pid})", "stopped",
-                                   "SIGTERM to the Python driver, then the JVM; SIGKILL after the grace"))
+    plan = job_ops.plan_stop(name, grace)
     _show(plan, output)
     if not plan.changes:
         click.echo(f"nothing to change: job {name} is not running", err=True)
@@ -251,20 +145,4 @@ def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: 
     if not execute:
         click.echo("dry run: nothing changed; add --execute to apply", err=True)
         return
-    outcome: list[str] = []
-
-    def apply():
-        outcome.append(launcher.stop(spec, record, grace))
-        service = _sandbox_service(spec) if spec.sandbox else None
-        if service is not None and service.pid == record.pid:
-            from streamctl.sandbox import Sandbox
-
-            Sandbox(root=Path(spec.sandbox["root"])).stop_service(spec.sandbox["service"])
-
-    def verify():
-        if record.alive:
-            raise StreamctlError(f"job {name} (pid {record.pid}) is still running")
-        return [[f"job {name}", "state", f"stopped ({outcome[0]})"]]
-
-    run(plan, ctx.name, apply, verify)
-    click.echo(f"stopped {name}: {outcome[0]}", err=True)
+    click.echo(job_ops.stop(ctx, plan), err=True)

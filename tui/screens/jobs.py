@@ -1,0 +1,176 @@
+"""Spark jobs: state, last committed batch, commit age, rates and lag per job; for the
+highlighted job, its checkpoint's offsets against Kafka's log end per partition and any
+checkpoint problems. `g` / `x` start / stop the highlighted job (plan first, then confirm)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+
+COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag"]
+STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}
+
+
+@dataclass(frozen=True)
+class JobDetail:
+    """What the detail pane shows for one job (computed in the worker)."""
+
+    summary: Text
+    offsets: list[tuple[str, ...]]  # topic, partition, committed, log end, lag
+    problems: list[str]
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    return f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.1f}h"
+
+
+def _state(view) -> str:
+    return {True: "running", False: "stopped", None: "unknown"}[view.running]
+
+
+def _row(view):
+    """(key, cells, sort values) of one job."""
+    cp = view.checkpoint
+    samples = view.progress.samples if view.progress else ()
+    last = samples[-1] if samples else None
+    state = _state(view)
+    lag = view.total_lag
+    lag_cell = _cell(lag) if lag is not None or not view.lag_error else "?"
+    rates = (None, None, None) if last is None else \
+        (last.input_rows_per_second, last.processed_rows_per_second, last.batch_duration_ms)
+    cells = [view.name, Text(state, style=STATE_STYLE[state]), _cell(cp.latest_committed if cp else None),
+             _age(view.commit_age), *("-" if r is None else f"{r:.1f}" for r in rates[:2]),
+             _cell(rates[2]), lag_cell]
+    sort = [view.name, state, cp.latest_committed if cp else None, view.commit_age, *rates, lag]
+    return view.name, cells, sort
+
+
+def _detail(view) -> JobDetail:
+    cp = view.checkpoint
+    state = _state(view)
+    summary = Text.assemble((view.name, "bold"), " · ", (state, STATE_STYLE[state]))
+    pid = view.pid if view.running else None  # a stopped driver's pid means nothing any more
+    for label, value in (("pid", pid), ("app", view.app_id), ("master", view.master), ("ui", view.ui_url)):
+        if value is not None:
+            summary.append(f" · {label} {value}")
+    summary.append(f"\ncheckpoint {view.checkpoint_dir}")
+    if cp is not None:
+        summary.append(f" · committed {_cell(cp.latest_committed)} · in flight {_cell(cp.in_flight)}")
+    if view.lags is not None:
+        offsets = [(l.topic, str(l.partition), _cell(l.committed), _cell(l.log_end), _cell(l.lag))
+                   for l in view.lags]
+    else:  # Kafka not read: the checkpoint's side alone
+        offsets = [(t, str(p), str(o), "-", "-") for (t, p), o in sorted((cp.committed_offsets() if cp else {}).items())]
+    problems = [f"checkpoint: {p}" for p in (cp.problems if cp else ())]
+    problems += [f"{label}: {value}" for label, value in (("checkpoint", view.checkpoint_error),
+                                                          ("lag", view.lag_error), ("ui", view.rest_error)) if value]
+    return JobDetail(summary, offsets, problems)
+
+
+class JobsScreen(DataScreen):
+    heading = "Spark jobs"
+    BINDINGS = [
+        Binding("g", "start_job", "Start job", id="jobs.start"),
+        Binding("x", "stop_job", "Stop job", id="jobs.stop"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.details: dict[str, JobDetail] = {}
+
+    def compose_body(self) -> ComposeResult:
+        yield FilterTable(COLUMNS, id="jobs")
+        yield Static(id="job-summary")
+        offsets = DataTable(id="job-offsets", cursor_type="row", zebra_stripes=True)
+        offsets.border_title = "Checkpoint vs log end"
+        yield offsets
+        yield Static(id="job-problems")
+
+    def on_mount(self) -> None:
+        self.query_one("#job-offsets", DataTable).add_columns("topic", "partition", "committed", "log end", "lag")
+        super().on_mount()
+
+    def fetch(self):
+        views = self.source.spark_jobs()
+        return [_row(v) for v in views], {v.name: _detail(v) for v in views}
+
+    def show(self, data) -> None:
+        rows, self.details = data
+        jobs = self.query_one(FilterTable)
+        jobs.set_rows(rows)
+        self._show_detail(jobs.selected_key())
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table is self.query_one(FilterTable).table:
+            self._show_detail(event.row_key.value)
+
+    def _show_detail(self, name: str | None) -> None:
+        detail = self.details.get(name) if name is not None else None
+        summary = self.query_one("#job-summary", Static)
+        offsets = self.query_one("#job-offsets", DataTable)
+        problems = self.query_one("#job-problems", Static)
+        offsets.clear()
+        if detail is None:
+            summary.update("no Spark jobs: none in the context, none launched here" if not self.details else "")
+            problems.set_class(False, "-problems")
+            problems.update("")
+            return
+        summary.update(detail.summary)
+        for row in detail.offsets:
+            offsets.add_row(*row)
+        problems.set_class(bool(detail.problems), "-problems")
+        problems.update("\n".join(detail.problems) or "no checkpoint problems")
+
+    # ---- operations ------------------------------------------------------------------------
+
+    def action_start_job(self) -> None:
+        from streamctl.ops import jobs as job_ops
+
+        name = self._job_to_operate()
+        if name is not None:
+            ctx = self.source.ctx
+            self._confirm(f"Start job {name}", lambda: job_ops.plan_start(ctx, name),
+                          lambda plan: job_ops.start(ctx, plan))
+
+    def action_stop_job(self) -> None:
+        from streamctl.ops import jobs as job_ops
+
+        name = self._job_to_operate()
+        if name is not None:
+            ctx = self.source.ctx
+            self._confirm(f"Stop job {name}", lambda: job_ops.plan_stop(name),
+                          lambda plan: job_ops.stop(ctx, plan))
+
+    def _job_to_operate(self) -> str | None:
+        if self.source.read_only:
+            self.notify("read-only context: operations are disabled", severity="warning")
+            return None
+        name = self.query_one(FilterTable).selected_key()
+        if name is None:
+            self.notify("select a job first", severity="warning")
+        return name
+
+    def _confirm(self, title: str, plan, run) -> None:
+        from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
+
+        self.app.push_screen(PlanDialog(OperationRequest(title, plan, run)), self.app._operation_done)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        return self.app.allow_mutation(action)
