@@ -16,7 +16,8 @@ def test_status_lists_every_process_running(sandbox):
     result = sandbox.cli("sandbox", "status", "-o", "json")
     assert result.returncode == 0, result.stderr
     rows = {r["name"]: r for r in json.loads(result.stdout)}
-    assert set(rows) == {"zookeeper", "kafka-1", "kafka-2", "kafka-3"}
+    assert {"zookeeper", "kafka-1", "kafka-2", "kafka-3"} <= set(rows)
+    assert set(rows) == {s.name for s in sandbox.state.services}  # with the add-ons' services
     assert all(r["state"] == "running" and r["pid"] for r in rows.values())
     assert rows["zookeeper"]["port"] == sandbox.state.by_role("zookeeper")[0].port
 

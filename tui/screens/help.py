@@ -20,6 +20,7 @@ HELP = """\
 | c / e | create topic / elect preferred leaders (Topics) |
 | a / t | add partitions / alter configs (topic detail) |
 | o | reset offsets (Groups, group detail) |
+| g / x | start / stop the highlighted agent (Flume agents) or job (Spark jobs) |
 | ctrl+p | command palette: jump to a topic or group, operations, contexts |
 | q | quit |
 
