@@ -112,7 +112,7 @@ class KafkaBackend:
             groups_job = pool.submit(self._groups_and_offsets, deadline, errors, group_filter) if groups else None
             configs = configs_job.result()
             earliest, latest = watermarks_job.result()
-            described, committed = groups_job.result() if groups_job else ((), {})
+            described, committed = _partial(groups_job, errors, "consumer groups")
         topics = tuple(
             replace(t, configs=configs.get(t.name, {}), partitions=tuple(
                 replace(p, low=earliest.get((p.topic, p.partition)), high=latest.get((p.topic, p.partition)),
@@ -290,6 +290,17 @@ class KafkaBackend:
             operation_timeout=self.timeout, request_timeout=self.timeout, validate_only=validate_only,
         )
         _call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
+
+
+def _partial(job, errors: list[str], what: str):
+    """The groups part of a snapshot: a failure there leaves topics and brokers readable."""
+    if job is None:
+        return (), {}
+    try:
+        return job.result()
+    except KafkaError as exc:
+        errors.append(f"{what}: {exc}")
+        return (), {}
 
 
 def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, latest: dict) -> list[PartitionLag]:

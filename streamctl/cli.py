@@ -64,7 +64,7 @@ def cli(ctx: click.Context, context: str | None, config: str | None, read_only: 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        cli.main(args=argv, prog_name="streamctl", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="streamctl", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("streamctl: interrupted", err=True)
         return 130
-    return 0
+    return code if isinstance(code, int) else 0  # ctx.exit(n) returns n here
 
 
 if __name__ == "__main__":

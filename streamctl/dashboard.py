@@ -7,7 +7,7 @@ thread workers only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from streamctl.model import Evaluation, KafkaSnapshot
@@ -48,6 +48,7 @@ class Dashboard:
     config_path: object = None  # where the contexts came from (for switching)
     _last_sample: float = 0.0
     _zk: object = None
+    _flume_polls: dict = field(default_factory=dict)
 
     def __post_init__(self):
         from streamctl.backends.kafka_admin import KafkaAdmin
@@ -95,6 +96,12 @@ class Dashboard:
             self._zk = ZooKeeperBackend.from_settings(settings, read_only=True)
         return self._zk
 
+    def close(self) -> None:
+        """End the ZooKeeper session (and its watches); the app calls this when it exits."""
+        zk, self._zk = self._zk, None
+        if zk is not None:
+            zk.close()
+
     def zk_ensemble(self) -> list:
         from streamctl.backends.zookeeper_ensemble import probe_ensemble
 
@@ -114,6 +121,32 @@ class Dashboard:
             return []
         with ThreadPoolExecutor(max_workers=min(8, len(items)), thread_name_prefix="spark-job") as pool:
             return list(pool.map(lambda item: spark_jobs.observe(item, self.ctx), items))
+
+    # ---- Flume ------------------------------------------------------------------------------
+
+    def flume_agents(self) -> list:
+        """Each configured agent's status, rates against this dashboard's previous poll."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from streamctl.backends.flume import FlumeError, poll, status, unreachable
+        from streamctl.flume_config import sink_bindings
+
+        def one(item):
+            name, agent = item
+            try:
+                current = poll(agent.metrics_url, self.ctx.kafka.timeout)
+            except FlumeError as exc:
+                return unreachable(name, agent.metrics_url, str(exc))
+            previous = self._flume_polls.get(name)
+            self._flume_polls[name] = current
+            return status(name, agent.metrics_url, current, previous, None,
+                          sink_bindings(agent.config_file, name))
+
+        agents = sorted(self.ctx.flume.agents.items())
+        if not agents:
+            return []
+        with ThreadPoolExecutor(max_workers=min(8, len(agents))) as pool:
+            return list(pool.map(one, agents))
 
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate

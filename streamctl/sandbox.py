@@ -9,10 +9,12 @@ The CLI, the demo and the pytest fixtures all run through this one class.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -153,13 +155,42 @@ def addons() -> list[Addon]:
     return found
 
 
+class _StateLock:
+    """Serialises state changes: threads of one process (RLock) and processes (flock)."""
+
+    def __init__(self, root: Path):
+        self.path = root / ".lock"
+        self.rlock = threading.RLock()
+        self.depth = 0
+        self.handle = None
+
+    def __enter__(self):
+        self.rlock.acquire()
+        if self.depth == 0:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.handle = open(self.path, "a")
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            self.handle.close()
+        self.rlock.release()
+
+
 class Sandbox:
+    _state_locks: dict[str, _StateLock] = {}  # one per sandbox root in this process
+
     def __init__(self, root: Path | None = None, config_path: Path | None = None,
                  jars_root: Path | None = None, report: Report = lambda _: None):
         self.root = Path(root) if root else paths.state_dir() / "sandbox"
         self.config_path = config_path
         self.jars_root = jars_root
         self.report = report
+        self.lock = self._state_locks.setdefault(str(self.root), _StateLock(self.root))
 
     # ---- state -------------------------------------------------------------------
 
@@ -202,6 +233,10 @@ class Sandbox:
 
     def up(self, brokers: int = 3, kraft: bool = False,
            with_addons: bool = True) -> tuple[SandboxState, bool]:
+        with self.lock:
+            return self._up(brokers, kraft, with_addons)
+
+    def _up(self, brokers: int, kraft: bool, with_addons: bool) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job).
@@ -239,6 +274,8 @@ class Sandbox:
     def _start_roles(self, state: SandboxState, roles, java: str) -> None:
         for role in roles:
             group = [s for s in state.by_role(role) if not s.alive]
+            if role == "broker" and group:
+                self._wait_deregistered(state, group)
             for service in group:
                 self._start(state, service, java)
             if group:
@@ -323,7 +360,9 @@ class Sandbox:
             "transaction.state.log.min.isr": min(2, replication),
             "auto.create.topics.enable": "false",
             "group.initial.rebalance.delay.ms": 0,
-            "num.network.threads": 2, "num.io.threads": 2, "background.threads": 2,
+            # Kafka's defaults: with fewer request threads, a few requests blocked on a stopped
+            # ZooKeeper (topic configs) would starve metadata requests as well.
+            "num.network.threads": 3, "num.io.threads": 8, "background.threads": 2,
             "num.recovery.threads.per.data.dir": 1, "num.replica.fetchers": 1,
             "replica.lag.time.max.ms": 10000,
             "controlled.shutdown.max.retries": 2,
@@ -404,6 +443,17 @@ class Sandbox:
         expected = {s.node_id for s in state.by_role("broker") if not s.stopped}
         return self.registered_brokers(state) >= expected
 
+    def _wait_deregistered(self, state: SandboxState, brokers: list[Service], timeout: float = 30.0) -> None:
+        """A broker that crashed stays registered until its ZooKeeper session expires (6 s);
+        restarting it before that fails with NodeExists, so wait for the old registration to go."""
+        if state.mode != "zookeeper":
+            return
+        ids = {b.node_id for b in brokers}
+        deadline = time.monotonic() + timeout
+        while ids & self.registered_brokers(state) and time.monotonic() < deadline:
+            self.report(f"waiting for the old registration of broker(s) {sorted(ids)} to expire")
+            time.sleep(0.5)
+
     def registered_brokers(self, state: SandboxState, timeout: float = 3.0) -> set[int]:
         """Broker ids the cluster's metadata lists right now (empty if it does not answer)."""
         from streamctl.backends.kafka import KafkaBackend
@@ -441,6 +491,10 @@ class Sandbox:
 
     def stop_service(self, name: str, kill: bool = False) -> None:
         """Stop one service: SIGTERM (a clean shutdown) or SIGKILL (a crash)."""
+        with self.lock:
+            self._stop_service(name, kill)
+
+    def _stop_service(self, name: str, kill: bool) -> None:
         state, service = self.service(name)
         if kill:
             procs.kill(service.pid, service.create_time)
@@ -450,9 +504,15 @@ class Sandbox:
         self._save(state)
 
     def start_service(self, name: str, wait: bool = True) -> None:
+        with self.lock:
+            self._start_service(name, wait)
+
+    def _start_service(self, name: str, wait: bool) -> None:
         state, service = self.service(name)
         if service.alive:
             return
+        if service.role == "broker":
+            self._wait_deregistered(state, [service])
         self._start(state, service, _java())
         if wait:
             self._wait_ready(state, service.role)
@@ -479,6 +539,10 @@ class Sandbox:
 
     def down(self, wipe: bool = False) -> list[str]:
         """Stop every service (brokers before ZooKeeper); returns the names that needed SIGKILL."""
+        with self.lock:
+            return self._down(wipe)
+
+    def _down(self, wipe: bool) -> list[str]:
         state = self.load()
         killed: list[str] = []
         if state is not None:

@@ -9,6 +9,7 @@ from textual.binding import Binding
 
 from streamctl.tui.commands import StreamctlCommands, entries
 from streamctl.tui.trace import Trace
+from streamctl.tui.screens.agents import AgentsScreen
 from streamctl.tui.screens.brokers import BrokersScreen
 from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
@@ -22,8 +23,9 @@ SCREENS = {
     "topics": TopicsScreen,
     "groups": GroupsScreen,
     "zookeeper": ZooKeeperScreen,
+    "agents": AgentsScreen,
+    "jobs": JobsScreen,
 }
-SCREENS["jobs"] = JobsScreen
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job"}
 
@@ -38,6 +40,7 @@ class StreamctlApp(App):
         Binding("3", "switch_mode('topics')", "Topics", id="mode.topics"),
         Binding("4", "switch_mode('groups')", "Groups", id="mode.groups"),
         Binding("5", "switch_mode('zookeeper')", "ZooKeeper", id="mode.zookeeper"),
+        Binding("6", "switch_mode('agents')", "Flume agents", id="mode.agents"),
         Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
@@ -66,6 +69,11 @@ class StreamctlApp(App):
     @property
     def context_label(self) -> str:
         return f"context {self.source.context_name}" + (" (read-only)" if self.source.read_only else "")
+
+    def on_unmount(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
 
     def _show_context(self) -> None:
         self.sub_title = self.context_label
@@ -136,7 +144,10 @@ class StreamctlApp(App):
     def switch_context(self, name: str) -> None:
         if self.context_factory is None:
             return
-        self.source = self.context_factory(name)
+        previous, self.source = self.source, self.context_factory(name)
+        close = getattr(previous, "close", None)
+        if close is not None:
+            close()
         self.last_kafka = None
         self._show_context()
         self.action_refresh_screen()

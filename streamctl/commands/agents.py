@@ -8,7 +8,7 @@ import sys
 import click
 
 from streamctl.commands.common import OUTPUT, Session, emit
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import UsageError
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
@@ -19,19 +19,15 @@ def agents() -> None:
 
 
 def _agent(ctx, name: str):
-    found = ctx.flume.agents.get(name)
-    if found is None:
-        known = ", ".join(sorted(ctx.flume.agents)) or "none configured"
-        raise UsageError(f"no Flume agent {name!r} in context '{ctx.name}' (known: {known})")
-    return found
+    from streamctl.ops.agents import configured_agent
+
+    return configured_agent(ctx, name)
 
 
 def _sandbox(session: Session):
-    """The local sandbox, if there is one (its agents are started and stopped through it)."""
-    from streamctl.sandbox import Sandbox
+    from streamctl.ops.agents import local_sandbox
 
-    sandbox = Sandbox(config_path=session.config_path)
-    return sandbox if sandbox.state_file.exists() else None
+    return local_sandbox(session.config_path)
 
 
 @agents.command("list")
@@ -109,34 +105,13 @@ def agents_lint(file: str, output: str) -> None:
         sys.exit(1)  # the CLI's main() does not pass on click's ctx.exit codes
 
 
-def _plan(operation: str, name: str, control, before: str, after: str):
-    from streamctl.ops import Change, Plan
-
-    plan = Plan(operation, f"agent {name}", {"agent": name, "control": control.how})
-    if before != after:
-        plan.changes.append(Change(f"agent {name}", "process", before, after, control.detail))
-    return plan
-
-
 def _run(session: Session, operation: str, name: str, execute: bool, output: str, wanted: str) -> None:
-    from streamctl.agents import control as agent_control
-    from streamctl.ops import execute as run
+    from streamctl.ops import agents as agent_ops
     from streamctl.ops import require_writable
 
     ctx = session.context()
     require_writable(operation, ctx, session.read_only_flag)
-    agent = _agent(ctx, name)
-    sandbox = _sandbox(session)
-    control = agent_control.control_for(name, agent, sandbox)
-    if not control.controllable:
-        raise UsageError(f"agent {name!r} has no command or config_file in the config: "
-                         f"streamctl cannot {operation.split('.')[1]} it")
-    before = agent_control.process_state(name, control, sandbox)
-    if wanted == "stopped" and before == "stopped" and control.how != "sandbox" \
-            and agent_control.answers(agent.metrics_url):
-        raise StreamctlError(f"agent {name!r} answers at {agent.metrics_url} but streamctl did not start "
-                             "it (no live process in its pid file): stop it where it was started")
-    plan = _plan(operation, name, control, before, wanted)
+    plan = agent_ops.plan(ctx, name, wanted, _sandbox(session))
     if output == "json":
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
     else:
@@ -149,54 +124,8 @@ def _run(session: Session, operation: str, name: str, execute: bool, output: str
     if not execute:
         click.echo("dry run: nothing changed; add --execute to apply", err=True)
         return
-    if wanted == "running":
-        def alive() -> bool:
-            return control.how == "sandbox" or agent_control.recorded_process(name) is not None
-
-        done = run(plan, ctx.name, lambda: agent_control.start(name, agent, control, sandbox),
-                   lambda: _wait_answering(agent.metrics_url, name, alive))
-    else:
-        done = run(plan, ctx.name, lambda: agent_control.stop(name, control, sandbox),
-                   lambda: _wait_silent(agent.metrics_url, name))
+    done = agent_ops.apply(ctx, plan)
     click.echo(f"done: agent {name}: {done}", err=True)
-
-
-def _wait_answering(url: str, name: str, alive, timeout: float = 90.0) -> list:
-    import time
-
-    from streamctl.agents.control import log_file
-    from streamctl.backends.flume import FlumeError, fetch
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            payload = fetch(url, timeout=2.0)
-            why = "no component registered yet"  # Jetty answers a moment before the components
-        except FlumeError as exc:
-            payload, why = {}, str(exc)
-        if payload:
-            return [[f"agent {name}", "process", "running"], [f"agent {name}", "components", sorted(payload)]]
-        if not alive():
-            raise StreamctlError(f"agent {name} exited while starting; see {log_file(name)}")
-        if time.monotonic() > deadline:
-            raise StreamctlError(f"agent {name} started but its metrics endpoint {url} did not answer "
-                                 f"within {timeout:.0f} s ({why})")
-        time.sleep(0.5)
-
-
-def _wait_silent(url: str, name: str, timeout: float = 10.0) -> list:
-    import time
-
-    from streamctl.backends.flume import FlumeError, fetch
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            fetch(url, timeout=1.0)
-        except FlumeError:
-            return [[f"agent {name}", "process", "stopped"]]
-        time.sleep(0.3)
-    raise StreamctlError(f"agent {name} still answers at {url} after stopping it")
 
 
 @agents.command("start")
