@@ -21,20 +21,15 @@ class DashboardSource(Protocol):
 
     def kafka_snapshot(self) -> KafkaSnapshot: ...
 
-    def group_statuses(self, snap: KafkaSnapshot) -> dict:
-        """Burrow-style status per group from the shared lag history (check's cron runs fill
-        it too); the dashboard adds a sample at most once a minute so it does not crowd them."""
-        from streamctl.lagstore import LagStore, default_path
-
-        thresholds = self.ctx.thresholds
-        with LagStore(self.lag_store or default_path()) as store:
-            if snap.taken_at - self._last_sample >= 60:
-                store.record(self.context_name, snap.lags, snap.taken_at)
-                self._last_sample = snap.taken_at
-            return {g.id: store.evaluate(self.context_name, g.id, snap.taken_at, thresholds.allowed_lag,
-                                         thresholds.stall_window_seconds) for g in snap.groups}
+    def group_statuses(self, snap: KafkaSnapshot) -> dict: ...
 
     def health(self) -> Evaluation: ...
+
+    def zookeeper(self): ...
+
+    def flume_agents(self) -> list: ...
+
+    def spark_jobs(self) -> list: ...
 
 
 @dataclass
