@@ -258,6 +258,10 @@ class KafkaBackend:
             "auto.offset.reset": "earliest",
             "fetch.max.bytes": str(4 * 1024 * 1024),
             "max.partition.fetch.bytes": str(64 * 1024),
+            # One record per partition is all it needs: no prefetch queue (librdkafka keeps up
+            # to 64 MB per client by default, which would stay in the process's heap).
+            "queued.min.messages": "1",
+            "queued.max.messages.kbytes": "1024",
             "socket.timeout.ms": str(int(self.timeout * 1000)),
             "log_level": "0",
         })
