@@ -8,6 +8,7 @@ from textual.widgets import DataTable, Static
 
 from streamctl.errors import UsageError
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
 
 
 class GroupDetailScreen(DataScreen):
@@ -51,8 +52,8 @@ class GroupDetailScreen(DataScreen):
         table = self.query_one("#lags", DataTable)
         table.clear()
         for l in lags:
-            table.add_row(f"{l.topic}/{l.partition}", _cell(l.committed), _cell(l.log_start), _cell(l.log_end),
-                          _cell(l.lag), "-" if l.lag_seconds is None else f"{l.lag_seconds:.1f}",
+            table.add_row(f"{l.topic}/{l.partition}", cell(l.committed), cell(l.log_start), cell(l.log_end),
+                          cell(l.lag), "-" if l.lag_seconds is None else f"{l.lag_seconds:.1f}",
                           l.lag_seconds_source or "-")
         members = self.query_one("#members", DataTable)
         members.clear()
@@ -67,6 +68,3 @@ class GroupDetailScreen(DataScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         return self.app.allow_mutation(action)
 
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Static
 
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.cells import cell
 
 COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag"]
 STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}
@@ -26,10 +27,6 @@ class JobDetail:
     summary: Text
     offsets: list[tuple[str, ...]]  # topic, partition, committed, log end, lag
     problems: list[str]
-
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)
 
 
 def _age(seconds: float | None) -> str:
@@ -51,12 +48,12 @@ def _row(view):
     last = samples[-1] if samples else None
     state = _state(view)
     lag = view.total_lag
-    lag_cell = _cell(lag) if lag is not None or not view.lag_error else "?"
+    lag_cell = cell(lag) if lag is not None or not view.lag_error else "?"
     rates = (None, None, None) if last is None else \
         (last.input_rows_per_second, last.processed_rows_per_second, last.batch_duration_ms)
-    cells = [view.name, Text(state, style=STATE_STYLE[state]), _cell(cp.latest_committed if cp else None),
+    cells = [view.name, Text(state, style=STATE_STYLE[state]), cell(cp.latest_committed if cp else None),
              _age(view.commit_age), *("-" if r is None else f"{r:.1f}" for r in rates[:2]),
-             _cell(rates[2]), lag_cell]
+             cell(rates[2]), lag_cell]
     sort = [view.name, state, cp.latest_committed if cp else None, view.commit_age, *rates, lag]
     return view.name, cells, sort
 
@@ -71,9 +68,9 @@ def _detail(view) -> JobDetail:
             summary.append(f" · {label} {value}")
     summary.append(f"\ncheckpoint {view.checkpoint_dir}")
     if cp is not None:
-        summary.append(f" · committed {_cell(cp.latest_committed)} · in flight {_cell(cp.in_flight)}")
+        summary.append(f" · committed {cell(cp.latest_committed)} · in flight {cell(cp.in_flight)}")
     if view.lags is not None:
-        offsets = [(l.topic, str(l.partition), _cell(l.committed), _cell(l.log_end), _cell(l.lag))
+        offsets = [(l.topic, str(l.partition), cell(l.committed), cell(l.log_end), cell(l.lag))
                    for l in view.lags]
     else:  # Kafka not read: the checkpoint's side alone
         offsets = [(t, str(p), str(o), "-", "-") for (t, p), o in sorted((cp.committed_offsets() if cp else {}).items())]

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
 from streamctl.errors import StreamctlError
+from streamctl.tui.widgets.cells import cell
 
 
 @dataclass
@@ -86,7 +87,7 @@ class PlanDialog(ModalScreen[str | None]):
         plan = message.planned[0] if isinstance(message.planned, tuple) else message.planned
         table = self.query_one(DataTable)
         for c in plan.changes:
-            table.add_row(c.object, c.field, _cell(c.before), _cell(c.after), c.note)
+            table.add_row(c.object, c.field, cell(c.before), cell(c.after), c.note)
         self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: {plan.summary()}")
         self.query_one("#plan-warnings", Static).update("\n".join(f"warning: {w}" for w in plan.warnings))
         self.query_one("#execute", Button).disabled = not plan.changes
@@ -117,6 +118,3 @@ class PlanDialog(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 from streamctl import serialize
 from streamctl.errors import UsageError
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
 
 
 class TopicDetailScreen(DataScreen):
@@ -67,7 +68,7 @@ class TopicDetailScreen(DataScreen):
                 isr.append(f"  out: {','.join(map(str, out_of_sync))}", style="bold red")
             leader = Text("none", style="bold red") if p.offline else str(p.leader)
             table.add_row(str(p.partition), leader, ",".join(map(str, p.replicas)), isr,
-                          _cell(p.low), _cell(p.high), _cell(p.messages), key=str(p.partition))
+                          cell(p.low), cell(p.high), cell(p.messages), key=str(p.partition))
         configs = self.query_one("#configs", DataTable)
         configs.clear()
         for key, value in sorted(topic.configs.items()):
@@ -90,6 +91,3 @@ class TopicDetailScreen(DataScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         return self.app.allow_mutation(action)
 
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static, Tree
 from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
 
 
 class _Children(Message):
@@ -88,7 +89,7 @@ class ZooKeeperScreen(DataScreen):
             latency = "/".join("-" if v is None else f"{v:.1f}" for v in
                                (s.latency_min_ms, s.latency_avg_ms, s.latency_max_ms))
             mode = s.mode or ("unreachable" if not s.reachable else "-")
-            table.add_row(s.server, mode, latency, *(_cell(v) for v in
+            table.add_row(s.server, mode, latency, *(cell(v) for v in
                           (s.outstanding, s.znode_count, s.watch_count, s.connections)),
                           "-" if s.zxid is None else hex(s.zxid))
         tree = self.query_one(Tree)
@@ -192,6 +193,3 @@ def _failed(exc: Exception):
 
     return LoadFailed(str(exc))
 
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)
