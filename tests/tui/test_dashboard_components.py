@@ -78,9 +78,17 @@ async def test_zookeeper_screen_and_its_own_error_banner(sandbox, dashboard_env)
             assert app.screen.query_one(ErrorBanner).has_class("-shown")
             await pilot.press("3")
             before = app.screen.sub_title
-            await pilot.press("r")
-            await settle(app, pilot)
-            assert not app.screen.query_one(ErrorBanner).has_class("-shown")
+            # A broker whose request threads wait on the stopped ZooKeeper (topic configs) can
+            # time out one metadata request; Topics must come back with data within a few tries.
+            errors = []
+            for _ in range(4):
+                await pilot.press("r")
+                await settle(app, pilot)
+                banner = app.screen.query_one(ErrorBanner)
+                if not banner.has_class("-shown"):
+                    break
+                errors.append(banner.text)
+            assert not banner.has_class("-shown"), errors
             assert app.screen.sub_title != before, "Topics refreshed while ZooKeeper is down"
             assert app.is_running
         finally:

@@ -17,7 +17,10 @@ class ErrorBanner(Static):
     ErrorBanner.-shown { display: block; }
     """
 
+    text = ""
+
     def show_error(self, text: str) -> None:
+        self.text = text
         self.update(f"⚠ {text} (retrying)")
         self.add_class("-shown")
 
