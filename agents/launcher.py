@@ -12,6 +12,7 @@ from pathlib import Path
 
 from streamctl import maven
 from streamctl.errors import UsageError
+from streamctl.jvm import log4j2_console
 
 FLUME_VERSION = "1.11.0"
 LOG4J2_VERSION = maven.LOG4J2_VERSION
@@ -35,17 +36,7 @@ MAIN_CLASS = "org.apache.flume.node.Application"
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
              "-Djava.awt.headless=true"]
 
-LOG4J2 = """\
-status = warn
-appender.stdout.type = Console
-appender.stdout.name = STDOUT
-appender.stdout.layout.type = PatternLayout
-appender.stdout.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = info
-rootLogger.appenderRef.stdout.ref = STDOUT
-logger.kafka.name = org.apache.kafka
-logger.kafka.level = warn
-"""
+LOG4J2 = log4j2_console({"kafka": "org.apache.kafka"})
 
 _PLACEHOLDER = re.compile(r"@([A-Z][A-Z0-9_]*)@")
 

@@ -16,6 +16,23 @@ KAFKA_TOOL_FLAGS = ["-Xmx512M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis
                     "-Djava.awt.headless=true"]
 
 
+def log4j2_console(quiet: dict[str, str]) -> str:
+    """A log4j2 properties file: INFO to stdout (the service's log file), `quiet` loggers
+    (name -> key) at WARN."""
+    lines = [
+        "status = warn",
+        "appender.stdout.type = Console",
+        "appender.stdout.name = STDOUT",
+        "appender.stdout.layout.type = PatternLayout",
+        "appender.stdout.layout.pattern = [%d] %p %m (%c)%n",
+        "rootLogger.level = info",
+        "rootLogger.appenderRef.stdout.ref = STDOUT",
+    ]
+    for key, name in quiet.items():
+        lines += [f"logger.{key}.name = {name}", f"logger.{key}.level = warn"]
+    return "\n".join(lines) + "\n"
+
+
 def java() -> str:
     home = os.environ.get("JAVA_HOME")
     candidate = Path(home) / "bin" / "java" if home else None

@@ -24,6 +24,7 @@ from typing import Callable
 
 from streamctl import maven, paths, procs
 from streamctl.jvm import java as _java
+from streamctl.jvm import log4j2_console
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
 
@@ -48,19 +49,7 @@ log4j.logger.state.change.logger=WARN
 log4j.logger.org.apache.zookeeper=WARN
 """
 
-LOG4J2 = """\
-status = warn
-appender.stdout.type = Console
-appender.stdout.name = STDOUT
-appender.stdout.layout.type = PatternLayout
-appender.stdout.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = info
-rootLogger.appenderRef.stdout.ref = STDOUT
-logger.request.name = kafka.request.logger
-logger.request.level = warn
-logger.state.name = state.change.logger
-logger.state.level = warn
-"""
+LOG4J2 = log4j2_console({"request": "kafka.request.logger", "state": "state.change.logger"})
 
 
 @dataclass
