@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -49,6 +50,29 @@ class RunningSandbox:
             self.sandbox.start_service(name)
             self.wait_until(lambda: not any(p.under_replicated for p in self.kafka().metadata().partitions),
                             timeout=60, what="every partition back in sync")
+
+    @contextmanager
+    def service_stopped(self, name: str, kill: bool = False):
+        """Stop any sandbox service (zookeeper, broker-N, flume-weblogs, spark-weblog-stats) for the block."""
+        if name.startswith("broker-"):
+            with self.broker_stopped(name, kill=kill):
+                yield
+            return
+        self.sandbox.stop_service(name, kill=kill)
+        try:
+            yield
+        finally:
+            self.sandbox.start_service(name)
+
+    @contextmanager
+    def paused(self, name: str):
+        """Freeze a service with SIGSTOP for the block (a slow, unresponsive process), then SIGCONT."""
+        _, service = self.sandbox.service(name)
+        os.kill(service.pid, signal.SIGSTOP)
+        try:
+            yield service
+        finally:
+            os.kill(service.pid, signal.SIGCONT)
 
     @staticmethod
     def wait_until(predicate, timeout: float = 30.0, interval: float = 0.5, what: str = "condition"):
