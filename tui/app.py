@@ -110,7 +110,7 @@ class StreamctlApp(App):
 
     def _operation_done(self, result: str | None) -> None:
         if result:
-            self.notify(result)
+            self.notify(result, markup=False)
             self.action_refresh_screen()
 
     def elect_leaders(self) -> None:

@@ -3,6 +3,7 @@ through the same core as the CLI (streamctl.ops)."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -51,7 +52,7 @@ class FormDialog(ModalScreen[OperationRequest | None]):
         try:
             self.dismiss(self.request())
         except UsageError as exc:
-            self.query_one("#form-error", Label).update(str(exc))
+            self.query_one("#form-error", Label).update(Text(str(exc)))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -47,7 +48,7 @@ class GroupDetailScreen(DataScreen):
     def show(self, data) -> None:
         group, lags = data
         self.query_one("#group-summary", Static).update(
-            f"[b]{group.id}[/b] · state {group.state} · protocol {group.protocol or '-'} · "
+            f"[b]{escape(group.id)}[/b] · state {group.state} · protocol {group.protocol or '-'} · "
             f"coordinator {group.coordinator} · members {len(group.members)}")
         table = self.query_one("#lags", DataTable)
         table.clear()

@@ -133,7 +133,7 @@ class JobsScreen(DataScreen):
         for row in detail.offsets:
             offsets.add_row(*row)
         problems.set_class(bool(detail.problems), "-problems")
-        problems.update("\n".join(detail.problems) or "no checkpoint problems")
+        problems.update(Text("\n".join(detail.problems) or "no checkpoint problems"))
 
     # ---- operations ------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -88,13 +90,13 @@ class PlanDialog(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         for c in plan.changes:
             table.add_row(c.object, c.field, cell(c.before), cell(c.after), c.note)
-        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: {plan.summary()}")
-        self.query_one("#plan-warnings", Static).update("\n".join(f"warning: {w}" for w in plan.warnings))
+        self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: {escape(plan.summary())}")
+        self.query_one("#plan-warnings", Static).update(Text("\n".join(f"warning: {w}" for w in plan.warnings)))
         self.query_one("#execute", Button).disabled = not plan.changes
 
     @on(_Failed)
     def _show_error(self, message: _Failed) -> None:
-        self.query_one("#plan-error", Static).update(message.error)
+        self.query_one("#plan-error", Static).update(Text(message.error))
         self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: refused")
 
     @on(Button.Pressed, "#execute")

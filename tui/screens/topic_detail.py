@@ -3,6 +3,7 @@ watermarks; its configs; the groups consuming it."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -57,7 +58,7 @@ class TopicDetailScreen(DataScreen):
     def show(self, data) -> None:
         topic, groups = data
         self.query_one("#topic-summary", Static).update(
-            f"[b]{topic.name}[/b] · partitions {len(topic.partitions)} · rf {topic.replication_factor}"
+            f"[b]{escape(topic.name)}[/b] · partitions {len(topic.partitions)} · rf {topic.replication_factor}"
             f" · internal {'yes' if topic.internal else 'no'}")
         table = self.query_one("#partitions", DataTable)
         table.clear()

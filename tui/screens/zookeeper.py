@@ -3,6 +3,8 @@ data (decoded), Stat and ACL. Watches on the selected znode keep its pane and ch
 
 from __future__ import annotations
 
+from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -103,7 +105,7 @@ class ZooKeeperScreen(DataScreen):
     def _fill(self, node, names: list[str]) -> None:
         node.remove_children()
         for name in names:
-            node.add(name, data=join(node.data, name), allow_expand=True)
+            node.add(Text(name), data=join(node.data, name), allow_expand=True)
 
     @on(Tree.NodeExpanded)
     def _expanded(self, event: Tree.NodeExpanded) -> None:
@@ -152,14 +154,14 @@ class ZooKeeperScreen(DataScreen):
         more = f" (first {decoded.shown} of {decoded.size} bytes)" if decoded.truncated else ""
         body = decoded.text if decoded.kind != "empty" else "(no data)"
         data = self.query_one("#znode-data", Static)
-        data.border_title = f"{message.path} · {decoded.kind}{more}"
-        data.update(body)
+        data.border_title = escape(f"{message.path} · {decoded.kind}{more}")
+        data.update(Text(body))
         stat = self.query_one("#znode-stat", DataTable)
         stat.clear()
         for name, value, meaning in stat_rows(message.znode.stat):
             stat.add_row(name, str(value), meaning)
         acl_text = ", ".join(f"{a.scheme}:{a.id} {a.perms_text}" for a in message.acls)
-        self.query_one("#znode-acl", Static).update(f"ACL: {acl_text}")
+        self.query_one("#znode-acl", Static).update(Text(f"ACL: {acl_text}"))
 
     def _watch(self, path: str) -> None:
         self._unwatch()

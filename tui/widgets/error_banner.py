@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.widgets import Static
 
 
@@ -21,7 +22,7 @@ class ErrorBanner(Static):
 
     def show_error(self, text: str) -> None:
         self.text = text
-        self.update(f"⚠ {text} (retrying)")
+        self.update(Text(f"⚠ {text} (retrying)"))
         self.add_class("-shown")
 
     def clear(self) -> None:
