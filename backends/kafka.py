@@ -11,15 +11,17 @@ consumer for all partitions, never a consumer per partition.
 from __future__ import annotations
 
 import concurrent.futures
+import re
 import time
 import uuid
 from dataclasses import replace
 from typing import Callable, Iterable
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetSpec, ResourceType
+from confluent_kafka import KafkaError as KafkaErrorCode
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
-from streamctl.errors import StreamctlError
+from streamctl.errors import StreamctlError, UsageError
 from streamctl.model import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
 )
@@ -27,10 +29,29 @@ from streamctl.model import (
 KEY_CONFIGS = ("min.insync.replicas", "retention.ms", "retention.bytes", "cleanup.policy",
                "max.message.bytes", "segment.bytes")
 GROUP_OFFSETS_CONCURRENCY = 32
+EARLIEST, LATEST = -2, -1  # ListOffsets' special timestamps
+
+
+_AUTH_DETAIL = re.compile(r"\s*\(after \d+ms in state \w+\)$")  # librdkafka's timing suffix
 
 
 class KafkaError(StreamctlError):
     """Kafka could not be read (unreachable, timed out, refused)."""
+
+
+def socket_timeout_ms(timeout: float) -> str:
+    """librdkafka's socket.timeout.ms for a per-call timeout, kept inside its range 10..300000."""
+    return str(min(max(int(timeout * 1000), 10), 300_000))
+
+
+def new_client(factory, config: dict[str, str]):
+    """A librdkafka client; a property it rejects is the operator's config error, on one line."""
+    try:
+        return factory(config)
+    except KafkaException as exc:
+        err = exc.args[0] if exc.args else None
+        reason = (err.str() if hasattr(err, "str") else str(exc)).strip().splitlines()[0]
+        raise UsageError(f"kafka.properties: {reason}") from None
 
 
 class Deadline:
@@ -54,9 +75,11 @@ class KafkaBackend:
         self.client_config = dict(client_config)
         self.timeout = timeout
         self.kraft = kraft  # None: ask the cluster
-        self._admin = AdminClient({
+        self._refused: str | None = None  # the broker's answer to a failed SASL login
+        self._admin = new_client(AdminClient, {
+            "error_cb": self._on_error,
             **self.client_config,
-            "socket.timeout.ms": str(int(timeout * 1000)),
+            "socket.timeout.ms": socket_timeout_ms(timeout),
             "log_level": "0",  # connection failures become findings, not stderr noise
         })
 
@@ -65,76 +88,82 @@ class KafkaBackend:
     def metadata(self, topic: str | None = None, deadline: Deadline | None = None) -> KafkaSnapshot:
         """Brokers, controller and partition states from one metadata call."""
         deadline = deadline or Deadline(self.timeout)
-        md = _call(lambda: self._admin.list_topics(topic=topic, timeout=deadline.left("metadata")),
-                   "metadata request")
-        kraft = self._is_kraft(md, deadline)
-        brokers = tuple(
-            Broker(id=b.id, host=b.host, port=b.port, is_controller=not kraft and b.id == md.controller_id)
-            for b in sorted(md.brokers.values(), key=lambda b: b.id)
-        )
-        topics = tuple(
-            Topic(
-                name=t.topic,
-                internal=t.topic.startswith("__"),
-                partitions=tuple(
-                    PartitionState(t.topic, p.id, p.leader, tuple(p.replicas), tuple(p.isrs))
-                    for p in sorted(t.partitions.values(), key=lambda p: p.id)
-                ),
-            )
-            for t in sorted(md.topics.values(), key=lambda t: t.topic) if t.error is None
-        )
-        controller = None if kraft or md.controller_id < 0 else md.controller_id
-        return KafkaSnapshot(time.time(), md.cluster_id, brokers, controller, kraft, topics)
-
-    def _is_kraft(self, md, deadline: Deadline) -> bool:
-        """KRaft brokers have `process.roles` set; asked once per backend, then remembered."""
+        md = self._metadata(topic, deadline)
         if self.kraft is None and md.brokers:
-            broker = ConfigResource(ResourceType.BROKER, str(min(md.brokers)))
+            broker = _broker_resource(md)
             future = self._admin.describe_configs([broker], request_timeout=deadline.left("describe_configs"))[broker]
-            entries = _call(lambda: future.result(timeout=deadline.left("describe_configs")), "describing a broker")
-            roles = entries.get("process.roles")
-            self.kraft = bool(roles and roles.value)
-        return bool(self.kraft)
+            self._learn_mode(_call(lambda: future.result(timeout=deadline.left("describe_configs")),
+                                   "describing a broker"))
+        return _snapshot_of(md, bool(self.kraft))
+
+    def _metadata(self, topic: str | None, deadline: Deadline):
+        try:
+            return _call(lambda: self._admin.list_topics(topic=topic, timeout=deadline.left("metadata")),
+                         "metadata request")
+        except KafkaError:
+            self._admin.poll(0)  # serves error_cb: a refused login shows only there
+            if self._refused:
+                raise KafkaError(f"metadata request failed: {self._refused}") from None
+            raise
+
+    def _on_error(self, err) -> None:
+        """librdkafka's error callback: remember why the brokers refused the login (wrong
+        credentials, unsupported mechanism); the call itself fails as a transport failure."""
+        if err.code() == KafkaErrorCode._AUTHENTICATION:
+            self._refused = _AUTH_DETAIL.sub("", err.str())
+
+    def _learn_mode(self, broker_configs) -> None:
+        """KRaft brokers have `process.roles` set; asked once per backend, then remembered."""
+        roles = broker_configs.get("process.roles")
+        self.kraft = bool(roles and roles.value)
 
     # ---- the full snapshot ----------------------------------------------------------------
 
     def snapshot(self, groups: bool = True, lag_time: bool = True,
                  deadline: Deadline | None = None,
                  group_filter: Callable[[str], bool] = lambda _: True) -> KafkaSnapshot:
-        """Everything check and the dashboard show, in a fixed number of round trips."""
+        """Everything check and the dashboard show, in a fixed number of round trips.
+
+        Requests that do not depend on each other are in flight together: the group listing
+        starts with the metadata call; configs, both watermark sets, the group describes and
+        the committed offsets all overlap; only the lag-in-time read waits for offsets.
+        """
         deadline = deadline or Deadline(self.timeout)
         errors: list[str] = []
-        snap = self.metadata(deadline=deadline)
-        # Configs, watermarks and the group reads are independent: all in flight at once.
-        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="kafka-snapshot") as pool:
-            configs_job = pool.submit(self._configs, snap, deadline, errors)
-            watermarks_job = pool.submit(self._watermarks, snap.partitions, deadline, errors)
-            groups_job = pool.submit(self._groups_and_offsets, deadline, errors, group_filter) if groups else None
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=12, thread_name_prefix="kafka-snapshot")
+        probe = self._probe_consumer()
+        try:
+            groups_job = pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter) if groups else None
+            md = self._metadata(None, deadline)
+            configs_job = pool.submit(self._configs, md, deadline, errors)
+            earliest, latest = self._watermarks(probe, pool, md, deadline, errors)
             configs = configs_job.result()
-            earliest, latest = watermarks_job.result()
             described, committed = _partial(groups_job, errors, "consumer groups")
-        topics = tuple(
-            replace(t, configs=configs.get(t.name, {}), partitions=tuple(
-                replace(p, low=earliest.get((p.topic, p.partition)), high=latest.get((p.topic, p.partition)),
-                        min_isr=_int(configs.get(t.name, {}).get("min.insync.replicas")))
-                for p in t.partitions))
-            for t in snap.topics
-        )
-        snap = replace(snap, topics=topics)
-        if groups:
-            lags = _lags(committed, earliest, latest)
+            snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
+            lags = _lags(committed, earliest, latest) if groups else []
             if lag_time:
-                lags = self._lag_seconds(lags, deadline, errors)
+                lags = self._lag_seconds(probe, lags, deadline, errors)
+        finally:
+            # A failed metadata call must not wait for the group reads still in flight.
+            pool.shutdown(wait=False, cancel_futures=True)
+            probe.close()
+        if groups:
             snap = replace(snap, groups=described, lags=tuple(lags))
         return replace(snap, errors=tuple(errors))
 
-    def _groups_and_offsets(self, deadline: Deadline, errors: list[str], keep: Callable[[str], bool]):
-        described = self._groups(deadline, errors, keep)
-        return described, self._committed(described, deadline, errors)
+    def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool]):
+        """Describes and committed offsets of the listed groups, read at the same time."""
+        ids = self._group_ids(deadline, errors, keep)
+        described = pool.submit(self._describe_groups, ids, deadline, errors)
+        committed = self._committed(ids, deadline, errors)
+        return described.result(), committed
 
-    def _configs(self, snap: KafkaSnapshot, deadline: Deadline, errors: list[str]):
-        """Key configs of every topic in one batched describe_configs call."""
-        resources = [ConfigResource(ResourceType.TOPIC, t.name) for t in snap.topics]
+    def _configs(self, md, deadline: Deadline, errors: list[str]):
+        """Key configs of every topic (and, the first time, one broker's) in one batched call."""
+        resources = [ConfigResource(ResourceType.TOPIC, t.topic) for t in md.topics.values() if t.error is None]
+        broker = _broker_resource(md) if self.kraft is None and md.brokers else None
+        if broker is not None:
+            resources.append(broker)
         if not resources:
             return {}
         futures = self._admin.describe_configs(resources, request_timeout=deadline.left("describe_configs"))
@@ -145,32 +174,55 @@ class KafkaBackend:
             except (KafkaException, concurrent.futures.TimeoutError) as exc:
                 errors.append(f"configs of {resource.name}: {_reason(exc)}")
                 continue
-            configs[resource.name] = {k: entries[k].value for k in KEY_CONFIGS if k in entries}
+            if resource == broker:
+                self._learn_mode(entries)
+            else:
+                configs[resource.name] = {k: entries[k].value for k in KEY_CONFIGS if k in entries}
         return configs
 
-    def _watermarks(self, partitions: Iterable[PartitionState], deadline: Deadline, errors: list[str]):
-        online = [TopicPartition(p.topic, p.partition) for p in partitions if not p.offline]
-        result = []
-        for spec in (OffsetSpec.earliest(), OffsetSpec.latest()):
-            offsets: dict[tuple[str, int], int] = {}
-            if online:
-                futures = self._admin.list_offsets({tp: spec for tp in online},
-                                                   request_timeout=deadline.left("list_offsets"))
-                for tp, future in futures.items():
-                    try:
-                        offsets[(tp.topic, tp.partition)] = future.result(
-                            timeout=deadline.left("list_offsets")).offset
-                    except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                        errors.append(f"offsets of {tp.topic}/{tp.partition}: {_reason(exc)}")
-            result.append(offsets)
-        return result[0], result[1]
+    def _watermarks(self, probe: Consumer, pool, md, deadline: Deadline, errors: list[str]):
+        """Earliest and latest offsets of every online partition: one ListOffsets request per
+        leader and kind, all in flight together. A broker that does not answer costs only the
+        partitions it leads (they go to `errors`), never the others'."""
+        by_leader: dict[int, list[TopicPartition]] = {}
+        for t in md.topics.values():
+            if t.error is None:
+                for p in t.partitions.values():
+                    if p.leader >= 0:
+                        by_leader.setdefault(p.leader, []).append(TopicPartition(t.topic, p.id))
+        jobs = {(kind, leader): pool.submit(self._leader_offsets, probe, leader, partitions, kind, deadline, errors)
+                for leader, partitions in by_leader.items() for kind in (EARLIEST, LATEST)}
+        offsets: dict[int, dict[tuple[str, int], int]] = {EARLIEST: {}, LATEST: {}}
+        for (kind, _), job in jobs.items():
+            offsets[kind].update(job.result())
+        return offsets[EARLIEST], offsets[LATEST]
 
-    def _groups(self, deadline: Deadline, errors: list[str], keep: Callable[[str], bool]):
+    @staticmethod
+    def _leader_offsets(probe: Consumer, leader: int, partitions: list[TopicPartition], kind: int,
+                        deadline: Deadline, errors: list[str]) -> dict[tuple[str, int], int]:
+        # ListOffsets with the special timestamps -2/-1 answers the earliest/latest offset.
+        query = [TopicPartition(tp.topic, tp.partition, kind) for tp in partitions]
+        try:
+            answer = probe.offsets_for_times(query, timeout=deadline.left("list_offsets"))
+        except (KafkaException, KafkaError) as exc:
+            errors.append(f"offsets of the {len(partitions)} partitions led by broker {leader}: {_reason(exc)}")
+            return {}
+        offsets = {}
+        for tp in answer:
+            if tp.error is not None:
+                errors.append(f"offsets of {tp.topic}/{tp.partition}: {tp.error.str()}")
+            elif tp.offset >= 0:
+                offsets[(tp.topic, tp.partition)] = tp.offset
+        return offsets
+
+    def _group_ids(self, deadline: Deadline, errors: list[str], keep: Callable[[str], bool]) -> list[str]:
         listing = _call(lambda: self._admin.list_consumer_groups(
             request_timeout=deadline.left("list_consumer_groups")).result(
             timeout=deadline.left("list_consumer_groups")), "listing consumer groups")
         errors += [f"listing groups: {_reason(e)}" for e in listing.errors]
-        ids = sorted(g.group_id for g in listing.valid if keep(g.group_id))
+        return sorted(g.group_id for g in listing.valid if keep(g.group_id))
+
+    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str]):
         if not ids:
             return ()
         futures = self._admin.describe_consumer_groups(ids, request_timeout=deadline.left("describe_consumer_groups"))
@@ -195,9 +247,9 @@ class KafkaBackend:
             ))
         return tuple(groups)
 
-    def _committed(self, groups: Iterable[ConsumerGroup], deadline: Deadline, errors: list[str]):
+    def _committed(self, group_ids: Iterable[str], deadline: Deadline, errors: list[str]):
         """{group: {(topic, partition): offset}}; one request per group, at most N in flight."""
-        pending = [g.id for g in groups]
+        pending = list(group_ids)
         results: dict[str, dict[tuple[str, int], int]] = {}
         in_flight: dict[concurrent.futures.Future, str] = {}
         while pending or in_flight:
@@ -222,14 +274,15 @@ class KafkaBackend:
                                      for tp in answer.topic_partitions if tp.offset >= 0}
         return results
 
-    def _lag_seconds(self, lags: list[PartitionLag], deadline: Deadline, errors: list[str]) -> list[PartitionLag]:
+    def _lag_seconds(self, probe: Consumer, lags: list[PartitionLag], deadline: Deadline,
+                     errors: list[str]) -> list[PartitionLag]:
         """For lagging partitions: now - timestamp of the record at the committed offset."""
         lagging = {(l.topic, l.partition, l.committed) for l in lags
                    if l.lag and l.committed is not None}
         if not lagging:
             return lags
         try:
-            stamps = self._record_timestamps(lagging, deadline)
+            stamps = self._record_timestamps(probe, lagging, deadline)
         except KafkaError as exc:
             errors.append(f"lag in time: {exc}")
             return lags
@@ -238,22 +291,22 @@ class KafkaBackend:
         for l in lags:
             ts = stamps.get((l.topic, l.partition, l.committed))
             if ts is not None and l.lag:
-                out.append(replace(l, lag_seconds=max(0.0, now - ts), lag_seconds_source="record"))
+                out.append(PartitionLag(l.group, l.topic, l.partition, l.committed, l.log_start, l.log_end,
+                                        max(0.0, now - ts), "record"))
             else:
                 out.append(l)
         return out
 
-    def _record_timestamps(self, wanted: set[tuple[str, int, int]], deadline: Deadline) -> dict:
-        """Timestamps (seconds) of the records at the given offsets, through one consumer.
-
-        A compacted or deleted offset yields the next record that exists: an upper bound on
-        the record's age would need the missing record, so lag in time is then a lower bound.
-        """
-        consumer = Consumer({
+    def _probe_consumer(self) -> Consumer:
+        """One consumer per snapshot for the offset and record reads: assign() only, it never
+        joins its (random) group or commits."""
+        return Consumer({
             **self.client_config,
-            "group.id": f"streamctl-probe-{uuid.uuid4().hex[:8]}",  # assign() only: never joins or commits
+            "group.id": f"streamctl-probe-{uuid.uuid4().hex[:8]}",
             "enable.auto.commit": "false",
             "enable.partition.eof": "false",
+            # Log-end offsets as the Admin API and Kafka's tools report them (not the LSO).
+            "isolation.level": "read_uncommitted",
             # A committed offset deleted by retention reads from the oldest record left.
             "auto.offset.reset": "earliest",
             "fetch.max.bytes": str(4 * 1024 * 1024),
@@ -262,18 +315,40 @@ class KafkaBackend:
             # to 64 MB per client by default, which would stay in the process's heap).
             "queued.min.messages": "1",
             "queued.max.messages.kbytes": "1024",
+            # Ask for data without lingering: a partition's first fetch answers immediately,
+            # and a partition that already delivered never holds back the others.
+            "fetch.wait.max.ms": "5",
+            "fetch.queue.backoff.ms": "0",
             "socket.timeout.ms": str(int(self.timeout * 1000)),
             "log_level": "0",
         })
-        offsets = {(topic, partition): committed for topic, partition, committed in wanted}
+
+    def _record_timestamps(self, probe: Consumer, wanted: set[tuple[str, int, int]], deadline: Deadline) -> dict:
+        """Timestamps (seconds) of the records at the given offsets, through the probe consumer.
+
+        A compacted or deleted offset yields the next record that exists: an upper bound on
+        the record's age would need the missing record, so lag in time is then a lower bound.
+        """
+        pending: dict[tuple[str, int], list[int]] = {}
+        for topic, partition, committed in sorted(wanted):
+            pending.setdefault((topic, partition), []).append(committed)
         stamps: dict[tuple[str, int, int], float] = {}
         ends = time.monotonic() + deadline.left("reading record timestamps")
+        # A partition several groups read at different offsets takes one round per offset.
+        while pending and ends - time.monotonic() > 0.05:
+            round_offsets = {tp: offsets.pop(0) for tp, offsets in pending.items()}
+            pending = {tp: offsets for tp, offsets in pending.items() if offsets}
+            stamps.update(self._read_round(probe, round_offsets, ends))
+        return stamps
+
+    @staticmethod
+    def _read_round(probe: Consumer, offsets: dict[tuple[str, int], int], ends: float) -> dict:
+        stamps = {}
         try:
-            consumer.assign([TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+            probe.assign([TopicPartition(t, p, o) for (t, p), o in offsets.items()])
             missing = set(offsets)
             while missing and (left := ends - time.monotonic()) > 0.05:
-                batch = consumer.consume(num_messages=500, timeout=min(1.0, left))
-                for message in batch:
+                for message in probe.consume(num_messages=500, timeout=min(1.0, left)):
                     key = (message.topic(), message.partition())
                     if message.error() or key not in missing:
                         continue
@@ -282,7 +357,7 @@ class KafkaBackend:
                     if ts > 0:
                         stamps[(key[0], key[1], offsets[key])] = ts / 1000.0
         finally:
-            consumer.close()
+            probe.unassign()
         return stamps
 
     # ---- topic creation (the sandbox and tests use it; operations live in kafka_admin.py) ----
@@ -294,6 +369,36 @@ class KafkaBackend:
             operation_timeout=self.timeout, request_timeout=self.timeout, validate_only=validate_only,
         )
         _call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
+
+
+def _broker_resource(md) -> ConfigResource:
+    return ConfigResource(ResourceType.BROKER, str(min(md.brokers)))
+
+
+def _snapshot_of(md, kraft: bool, configs: dict | None = None, earliest: dict | None = None,
+                 latest: dict | None = None) -> KafkaSnapshot:
+    """Brokers, controller and partition states of a metadata answer, with the topics' key
+    configs and the partitions' watermarks where they were read (built in one pass: a large
+    cluster has tens of thousands of partitions)."""
+    configs, earliest, latest = configs or {}, earliest or {}, latest or {}
+    brokers = tuple(
+        Broker(id=b.id, host=b.host, port=b.port, is_controller=not kraft and b.id == md.controller_id)
+        for b in sorted(md.brokers.values(), key=lambda b: b.id)
+    )
+    topics = []
+    for t in sorted(md.topics.values(), key=lambda t: t.topic):
+        if t.error is not None:
+            continue
+        topic_configs = configs.get(t.topic, {})
+        min_isr = _int(topic_configs.get("min.insync.replicas"))
+        partitions = tuple(
+            PartitionState(t.topic, p.id, p.leader, tuple(p.replicas), tuple(p.isrs),
+                           earliest.get((t.topic, p.id)), latest.get((t.topic, p.id)), min_isr)
+            for p in sorted(t.partitions.values(), key=lambda p: p.id)
+        )
+        topics.append(Topic(t.topic, t.topic.startswith("__"), partitions, topic_configs))
+    controller = None if kraft or md.controller_id < 0 else md.controller_id
+    return KafkaSnapshot(time.time(), md.cluster_id, brokers, controller, kraft, tuple(topics))
 
 
 def _partial(job, errors: list[str], what: str):

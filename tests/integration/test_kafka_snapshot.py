@@ -1,0 +1,63 @@
+"""KafkaBackend.snapshot against the real sandbox: watermarks as the Admin API reports them, and
+lag in time read from the records at each group's committed offset."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from confluent_kafka import Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
+
+from streamctl.backends.kafka_admin import KafkaAdmin
+from tests.integration.kafka_helpers import commit, produce, unique
+
+pytestmark = pytest.mark.integration
+
+
+def produce_dated(bootstrap: str, topic: str, stamps_ms: list[int]) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": "0"})
+    for i, stamp in enumerate(stamps_ms):
+        producer.produce(topic, f"r{i}".encode(), partition=0, timestamp=stamp)
+    assert producer.flush(30) == 0
+
+
+def test_watermarks_equal_the_admin_api_including_a_moved_log_start(sandbox):
+    topic = unique("wm")
+    sandbox.kafka().create_topic(topic, 3, 3)
+    produce(sandbox.bootstrap_servers, topic, 90, partitions=3)
+    admin = AdminClient({"bootstrap.servers": sandbox.bootstrap_servers})
+    deleted = admin.delete_records([TopicPartition(topic, 1, 12)], request_timeout=10)
+    for future in deleted.values():
+        future.result(timeout=15)
+
+    snap = sandbox.kafka().snapshot(groups=False)
+
+    reference = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    keys = [(topic, p) for p in range(3)]
+    earliest = reference.offsets(keys, OffsetSpec.earliest())
+    latest = reference.offsets(keys, OffsetSpec.latest())
+    states = {(p.topic, p.partition): p for p in snap.topic_partitions(topic)}
+    assert {k: (states[k].low, states[k].high) for k in keys} == {k: (earliest[k], latest[k]) for k in keys}
+    assert states[(topic, 1)].low == 12 and states[(topic, 2)].high == 30
+
+
+def test_lag_in_time_comes_from_each_groups_own_record_on_a_shared_partition(sandbox):
+    """Two groups behind on the same partition at different offsets: each one's lag in time is
+    the age of the record at its own committed offset (one read round per offset)."""
+    topic, early, late = unique("lagtime"), unique("early"), unique("late")
+    sandbox.kafka().create_topic(topic, 1, 3)
+    now_ms = int(time.time() * 1000)
+    stamps = [now_ms - (1000 - 60 * i) * 1000 for i in range(10)]  # 1000 s ago, 940 s ago, ...
+    produce_dated(sandbox.bootstrap_servers, topic, stamps)
+    commit(sandbox.bootstrap_servers, early, {(topic, 0): 2})
+    commit(sandbox.bootstrap_servers, late, {(topic, 0): 7})
+
+    snap = sandbox.kafka().snapshot(group_filter=lambda g: g in (early, late))
+
+    lags = {l.group: l for l in snap.lags}
+    for group, offset in ((early, 2), (late, 7)):
+        expected = time.time() - stamps[offset] / 1000
+        assert lags[group].lag == 10 - offset
+        assert lags[group].lag_seconds_source == "record"
+        assert lags[group].lag_seconds == pytest.approx(expected, abs=10)
