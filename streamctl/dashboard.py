@@ -19,7 +19,7 @@ class DashboardSource(Protocol):
     context_name: str
     read_only: bool
 
-    def kafka_snapshot(self) -> KafkaSnapshot: ...
+    def kafka_snapshot(self, lag_time: bool = True) -> KafkaSnapshot: ...
 
     def group_statuses(self, snap: KafkaSnapshot) -> dict: ...
 
@@ -60,10 +60,12 @@ class Dashboard:
 
         return sorted(load_config(self.config_path).contexts)
 
-    def kafka_snapshot(self) -> KafkaSnapshot:
+    def kafka_snapshot(self, lag_time: bool = True) -> KafkaSnapshot:
+        """The cluster as every Kafka screen shows it; lag_time=False skips reading the records
+        at the committed offsets (screens that show no lag in time)."""
         from streamctl.health import Filters
 
-        return self.kafka.snapshot(group_filter=Filters.from_context(self.ctx).group)
+        return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group)
 
     def group_statuses(self, snap: KafkaSnapshot) -> dict:
         """Burrow-style status per group from the shared lag history (check's cron runs fill
@@ -146,7 +148,7 @@ class Dashboard:
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate
 
-        return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout)
+        return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout, kafka_backend=self.kafka)
 
 
 def make_dashboard(config_path=None, context_name: str | None = None, read_only: bool = False) -> Dashboard:

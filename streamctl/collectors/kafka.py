@@ -12,20 +12,29 @@ from streamctl.health import Filters, kafka_health
 from streamctl.lagstore import LagStore, default_path
 from streamctl.model import Finding, Metric, Severity
 
+PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
+PROBE_RESERVE = 2.0  # seconds of check's deadline kept back for that probe (and the rules)
+
 
 def configured(ctx) -> bool:
     return True  # every context has a Kafka section
 
 
-def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float | None = None):
+def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float | None = None,
+            kafka_backend: KafkaBackend | None = None, **_options):
+    """`kafka_backend`: a long-lived client to reuse (the dashboard's) instead of a new one."""
     filters = Filters.from_context(ctx)
-    backend = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
-    deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
+    backend = kafka_backend or KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    left = deadline_at - time.monotonic()
+    reserve = min(PROBE_RESERVE, left / 4)  # kept to find the broker a stalled read waited for
+    deadline = Deadline(ctx.kafka.timeout, left - reserve)
     try:
         snap = backend.snapshot(deadline=deadline, group_filter=filters.group)
     except KafkaError as exc:
-        if time.monotonic() >= deadline_at - 0.1:
-            raise NotEvaluated(f"no answer within the deadline ({exc})") from None
+        if time.monotonic() >= deadline_at - reserve - 0.1:
+            silent, timeout = _silent(ctx, ctx.kafka.bootstrap_servers.split(","), deadline_at)
+            raise NotEvaluated("; ".join([f"no answer within the deadline ({exc})",
+                                          *(b.describe(timeout) for b in silent)])) from None
         return [Finding(Severity.CRIT, "kafka", "cluster", "KAFKA_UNREACHABLE",
                         f"Kafka unreachable at {ctx.kafka.bootstrap_servers}: {exc}")], \
                [Metric("kafka_up", 0, "1 when the cluster answered", min=0, max=1)]
@@ -39,8 +48,27 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
         snap = replace(snap, lags=tuple(
             _with_history_seconds(store, ctx.name, lag, now) for lag in snap.lags))
     findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
+    if snap.errors:  # partial: say which broker (if any) did not answer
+        findings += _silent_findings(ctx, snap, deadline_at)
     metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))
     return findings, metrics
+
+
+def _silent(ctx, addresses: list[str], deadline_at: float, known_ids=None) -> tuple[list, float]:
+    """The brokers among `addresses` that do not answer, in the time left before the deadline."""
+    from streamctl.backends.kafka_probe import silent_brokers
+
+    timeout = min(PROBE_TIMEOUT, deadline_at - time.monotonic() - 0.6)
+    if timeout < 0.3:
+        return [], timeout
+    return silent_brokers(ctx.kafka.client_config(), addresses, timeout, known_ids), timeout
+
+
+def _silent_findings(ctx, snap, deadline_at: float) -> list[Finding]:
+    registered = {f"{b.host}:{b.port}": b.id for b in snap.brokers}
+    silent, timeout = _silent(ctx, list(registered), deadline_at, registered)
+    return [Finding(Severity.UNKNOWN, "kafka", f"broker {b.broker_id}" if b.broker_id is not None else b.address,
+                    "KAFKA_BROKER_SILENT", f"{b.describe(timeout)} (still registered)") for b in silent]
 
 
 def _with_history_seconds(store, context: str, lag, now: float):

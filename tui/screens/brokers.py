@@ -23,7 +23,7 @@ class BrokersScreen(DataScreen):
         super().on_mount()
 
     def fetch(self):
-        return self.source.kafka_snapshot()
+        return self.source.kafka_snapshot(lag_time=False)
 
     def show(self, snap) -> None:
         self.app.last_kafka = snap

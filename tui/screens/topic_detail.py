@@ -49,7 +49,7 @@ class TopicDetailScreen(DataScreen):
         super().on_mount()
 
     def fetch(self):
-        snap = self.source.kafka_snapshot()
+        snap = self.source.kafka_snapshot(lag_time=False)
         topic = snap.topic(self.topic)
         if topic is None:
             raise UsageError(f"topic {self.topic!r} is not in the cluster any more")

@@ -54,7 +54,7 @@ class TopicsScreen(DataScreen):
         yield FilterTable(COLUMNS, id="topics")
 
     def fetch(self):
-        snap = self.source.kafka_snapshot()
+        snap = self.source.kafka_snapshot(lag_time=False)
         return snap, [_row(t) for t in snap.topics]
 
     def show(self, data) -> None:
