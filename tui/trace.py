@@ -3,6 +3,7 @@ with data was painted, and how late a 10 ms event-loop timer fired (the worst st
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -12,7 +13,9 @@ class Trace:
     def __init__(self, path: str) -> None:
         self.path = path
         self.worst_stall = 0.0
+        self.worst_gc = 0.0  # the longest garbage collection pause (any thread holds the GIL)
         self._expected = None
+        self._gc_started = 0.0
 
     @classmethod
     def from_env(cls) -> Trace | None:
@@ -30,5 +33,17 @@ class Trace:
                 self.worst_stall = max(self.worst_stall, now - self._expected)
             self._expected = now + interval
 
+        def collecting(phase: str, info: dict) -> None:
+            if phase == "start":
+                self._gc_started = time.perf_counter()
+            else:
+                took = time.perf_counter() - self._gc_started
+                if took > 0.02:
+                    self.write("gc", generation=info["generation"], ms=round(took * 1000, 1),
+                               collected=info["collected"])
+                self.worst_gc = max(self.worst_gc, took)
+
+        gc.callbacks.append(collecting)
         app.set_interval(interval, tick)
-        app.set_interval(1.0, lambda: self.write("stall", worst_ms=round(self.worst_stall * 1000, 1)))
+        app.set_interval(1.0, lambda: self.write("stall", worst_ms=round(self.worst_stall * 1000, 1),
+                                                 worst_gc_ms=round(self.worst_gc * 1000, 1)))

@@ -33,13 +33,15 @@ class FilterTable(Vertical):
         self.sort_column = sort_column
         self.descending = descending
         self.rows: list[tuple[str, list[Any], list[Any]]] = []
+        self._shown: dict[str, list[Any]] = {}  # key -> cells as the table holds them, in order
+        self._column_keys: list = []
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
         yield DataTable(cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*self.columns)
+        self._column_keys = self.query_one(DataTable).add_columns(*self.columns)
 
     @property
     def table(self) -> DataTable:
@@ -50,18 +52,34 @@ class FilterTable(Vertical):
         self._render_rows()
 
     def _render_rows(self) -> None:
-        table = self.table
-        selected = self.selected_key()
         needle = self.query_one(Input).value.strip().lower()
         shown = [r for r in self.rows if needle in r[0].lower()]
         shown.sort(key=lambda r: _sortable(r[2][self.sort_column]), reverse=self.descending)
+        if [key for key, _, _ in shown] == list(self._shown):
+            self._update_changed_cells(shown)
+        else:
+            self._rebuild(shown)
+
+    def _update_changed_cells(self, shown) -> None:
+        """Same rows in the same order: touch only the cells whose value changed (a refresh
+        of a steady cluster then allocates and re-renders next to nothing)."""
+        table = self.table
+        for key, cells, _ in shown:
+            before = self._shown[key]
+            for column, (old, new) in enumerate(zip(before, cells)):
+                if old != new:
+                    table.update_cell(key, self._column_keys[column], new, update_width=True)
+            self._shown[key] = cells
+
+    def _rebuild(self, shown) -> None:
+        table = self.table
+        selected = self.selected_key()
         table.clear()
         for key, cells, _ in shown:
             table.add_row(*cells, key=key)
-        if selected is not None:
-            keys = [r[0] for r in shown]
-            if selected in keys:
-                table.move_cursor(row=keys.index(selected))
+        self._shown = {key: cells for key, cells, _ in shown}
+        if selected is not None and selected in self._shown:
+            table.move_cursor(row=list(self._shown).index(selected))
 
     def selected_key(self) -> str | None:
         table = self.table

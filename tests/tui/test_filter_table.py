@@ -1,0 +1,60 @@
+"""FilterTable refreshes: unchanged rows stay untouched, changed cells are updated in place,
+and a change of rows or order rebuilds the table keeping the cursor on its row."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from streamctl.tui.widgets.filter_table import FilterTable
+
+
+class TableApp(App):
+    def compose(self) -> ComposeResult:
+        yield FilterTable(["name", "lag"], sort_column=0)
+
+
+def rows(**lags: int) -> list:
+    return [(name, [name, str(lag)], [name, lag]) for name, lag in lags.items()]
+
+
+async def test_a_refresh_with_one_changed_cell_updates_only_that_cell():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows(rows(alpha=1, beta=2, gamma=3))
+        await pilot.pause()
+        before = {key.value: row for key, row in table.table.rows.items()}
+
+        table.set_rows(rows(alpha=1, beta=20, gamma=3))
+        await pilot.pause()
+
+        assert {key.value: row for key, row in table.table.rows.items()} == before  # same Row objects
+        assert [table.table.get_row(k) for k in ("alpha", "beta", "gamma")] == [
+            ["alpha", "1"], ["beta", "20"], ["gamma", "3"]]
+
+
+async def test_new_rows_rebuild_the_table_and_keep_the_cursor_on_its_row():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows(rows(alpha=1, beta=2, gamma=3))
+        await pilot.pause()
+        table.table.move_cursor(row=2)
+
+        table.set_rows(rows(alpha=1, aardvark=9, beta=2, gamma=3))
+        await pilot.pause()
+
+        assert [r.key.value for r in table.table.ordered_rows] == ["aardvark", "alpha", "beta", "gamma"]
+        assert table.selected_key() == "gamma"
+
+
+async def test_the_filter_still_narrows_rows_after_in_place_updates():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows(rows(alpha=1, beta=2))
+        table.set_rows(rows(alpha=5, beta=2))
+        await pilot.press("slash", "b", "e")
+        await pilot.pause()
+        assert [r.key.value for r in table.table.ordered_rows] == ["beta"]
+        assert table.table.get_row("beta") == ["beta", "2"]
