@@ -27,11 +27,16 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, mode: int = 0o600) 
 
 
 def append_durable(path: str | os.PathLike, line: str) -> None:
-    """Append one line and fsync it before returning (audit logs, histories)."""
+    """Append one line and fsync it before returning (audit logs, histories).
+
+    A line torn by a crash mid-append is closed first, so it stays one damaged line instead
+    of swallowing the record appended after it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(line if line.endswith("\n") else line + "\n")
+    with open(path, "a+b") as f:
+        torn = f.tell() > 0 and os.pread(f.fileno(), 1, f.tell() - 1) != b"\n"
+        text = ("\n" if torn else "") + (line if line.endswith("\n") else line + "\n")
+        f.write(text.encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
 

@@ -53,8 +53,10 @@ class RunningSandbox:
 
     @contextmanager
     def service_stopped(self, name: str, kill: bool = False):
-        """Stop any sandbox service (zookeeper, broker-N, flume-weblogs, spark-weblog-stats) for the block."""
-        if name.startswith("broker-"):
+        """Stop any sandbox service (zookeeper, kafka-N, flume-weblogs, loadgen, spark-weblog-stats)
+        for the block; a broker is waited for until every partition is back in sync."""
+        _, service = self.sandbox.service(name)
+        if service.role == "broker":
             with self.broker_stopped(name, kill=kill):
                 yield
             return

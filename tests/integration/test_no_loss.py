@@ -1,0 +1,137 @@
+"""Nothing is lost: an offset reset whose commit fails half-way (the group's coordinator broker
+frozen while the commit is in flight) leaves its undo file, from the CLI and from the dashboard,
+and the undo file restores the old offsets; files are replaced atomically even when the writing
+process dies mid-write; a torn audit line never swallows the next record."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from streamctl import cli
+from streamctl.backends.kafka_admin import KafkaAdmin
+from streamctl.ops import audit
+from streamctl.tui.screens.plan_dialog import PlanDialog
+from tests.integration.kafka_helpers import commit, produce, unique, write_context
+from tests.tui.test_dashboard_live import app_for, settle
+
+pytestmark = pytest.mark.integration
+
+BASE = 10  # committed offset per partition before the reset
+
+
+@pytest.fixture
+def frozen_commit(sandbox, tmp_path, monkeypatch):
+    """An idle group on a 3-partition topic, a context with a 3 s Kafka timeout, and commits that
+    run while the group's coordinator broker is stopped with SIGSTOP (then resumed)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    topic, group = unique("noloss"), unique("nolossg")
+    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    admin.create_topic(topic, 3, 3)
+    produce(sandbox.bootstrap_servers, topic, 90, partitions=3)
+    base = {(topic, p): BASE for p in range(3)}
+    commit(sandbox.bootstrap_servers, group, base)
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, kafka={"timeout": 3})
+    real_commit = KafkaAdmin.commit_offsets
+    frozen = []
+
+    def commit_with_coordinator_frozen(self, group_id, offsets):
+        coordinator = _coordinator(admin, group_id)
+        with sandbox.paused(f"kafka-{coordinator}"):
+            frozen.append(coordinator)
+            real_commit(self, group_id, offsets)
+
+    monkeypatch.setattr(KafkaAdmin, "commit_offsets", commit_with_coordinator_frozen)
+    yield topic, group, base, config, admin, frozen
+    sandbox.wait_until(lambda: not any(p.under_replicated for p in sandbox.kafka().metadata().partitions),
+                       timeout=60, what="every partition back in sync after the frozen broker")
+
+
+def _coordinator(admin: KafkaAdmin, group: str) -> int:
+    future = admin._admin.describe_consumer_groups([group], request_timeout=10)[group]
+    return future.result(timeout=15).coordinator.id
+
+
+def undo_files(tmp_path) -> list:
+    return sorted((tmp_path / "state" / "streamctl" / "undo").rglob("*.csv"))
+
+
+def restore_with_undo(sandbox, tmp_path, config, group) -> None:
+    result = sandbox.cli("--config", str(config), "groups", "undo-reset", group, "--execute",
+                         XDG_STATE_HOME=str(tmp_path / "state"))
+    assert result.returncode == 0, result.stderr
+
+
+def test_cli_reset_failing_mid_commit_keeps_the_undo_file(sandbox, tmp_path, frozen_commit):
+    topic, group, base, config, admin, frozen = frozen_commit
+
+    result = CliRunner().invoke(cli.cli, ["--config", str(config), "groups", "reset-offsets", group,
+                                          "--topic", topic, "--to-latest", "--execute"])
+
+    assert frozen, f"the commit ran with the coordinator frozen: {result.output} {result.exception!r}"
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    [undo] = undo_files(tmp_path)
+    assert sorted(undo.read_text().splitlines()) == sorted(f"{t},{p},{o}" for (t, p), o in base.items())
+    records = list(audit.read())
+    assert [(r["operation"], r["result"]) for r in records] == [("groups.reset-offsets", "failed")]
+    # The request may still land once the broker resumes: either way the undo file restores.
+    assert admin.committed(group) in (base, {(topic, p): 30 for p in range(3)})
+    restore_with_undo(sandbox, tmp_path, config, group)
+    assert admin.committed(group) == base
+
+
+async def test_dashboard_reset_failing_mid_commit_keeps_the_undo_file(sandbox, tmp_path, frozen_commit):
+    topic, group, base, config, admin, frozen = frozen_commit
+    app = app_for(config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("4")
+        await settle(app, pilot)
+        await pilot.press("slash", *group, "enter", "o")
+        await pilot.pause()
+        await pilot.click("#plan")
+        await settle(app, pilot)
+        await pilot.click("#execute")
+        await settle(app, pilot)
+        assert frozen, "the commit ran with the coordinator frozen"
+        assert isinstance(app.screen, PlanDialog), "a failed execution keeps the dialog open"
+        error = str(app.screen.query_one("#plan-error").render())
+        assert "committing offsets" in error and "\n" not in error.strip()
+    [undo] = undo_files(tmp_path)
+    assert sorted(undo.read_text().splitlines()) == sorted(f"{t},{p},{o}" for (t, p), o in base.items())
+    restore_with_undo(sandbox, tmp_path, config, group)
+    assert admin.committed(group) == base
+
+
+CRASH_MID_WRITE = textwrap.dedent("""
+    import os, signal, sys
+    from streamctl.atomic import write_atomic
+    # Die the moment the new content is written, before it could replace the old file.
+    os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)
+    write_atomic(sys.argv[1], "new content, never to be seen\\n" * 10000)
+""")
+
+
+def test_a_process_killed_mid_write_leaves_the_old_file(tmp_path):
+    target = tmp_path / "config.yaml"
+    target.write_text("current-context: old\n")
+    result = subprocess.run([sys.executable, "-c", CRASH_MID_WRITE, str(target)], capture_output=True)
+    assert result.returncode == -9  # killed, not finished
+    assert target.read_text() == "current-context: old\n"
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == ["config.yaml"]
+
+
+def test_a_torn_audit_line_does_not_swallow_the_next_record(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    audit.record("topics.create", {"topic": "a"}, "ok", context="it", path=path)
+    with open(path, "a") as f:
+        f.write('{"time": "2026-11-26T00:00:00+00:00", "operat')  # a crash mid-append
+    audit.record("topics.create", {"topic": "b"}, "ok", context="it", path=path)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 3
+    assert json.loads(lines[2])["parameters"] == {"topic": "b"}
