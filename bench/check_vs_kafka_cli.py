@@ -60,7 +60,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="streamctl-bench-"))
     sandbox = Sandbox(root=tmp / "state" / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
     print(f"sandbox in {tmp}", flush=True)
-    state, _ = sandbox.up(brokers=3)
+    state, _ = sandbox.up(brokers=3, with_addons=False)  # Kafka only: no Flume/Spark load meanwhile
     bootstrap = state.bootstrap_servers
     try:
         started = time.perf_counter()

@@ -6,8 +6,6 @@ from __future__ import annotations
 import concurrent.futures
 import time
 
-from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
-from streamctl.backends.zookeeper_ensemble import probe_ensemble
 from streamctl.evaluate import NotEvaluated
 from streamctl.health_zookeeper import COMPONENT, ensemble_health, kafka_crosscheck
 from streamctl.model import Finding, Metric, Severity
@@ -21,6 +19,8 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, **_options):
+    from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
+
     settings = ctx.zookeeper
     servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
     findings, metrics = ensemble_health(servers, ctx.thresholds)
@@ -42,6 +42,7 @@ def _left(per_call: float, deadline_at: float) -> float:
 
 
 def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metric]]:
+    from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
     from streamctl.zk_kafka import KafkaZooKeeper
 
     settings = ctx.zookeeper
