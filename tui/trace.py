@@ -15,7 +15,7 @@ class Trace:
         self.worst_stall = 0.0
         self.worst_gc = 0.0  # the longest garbage collection pause (any thread holds the GIL)
         self._expected = None
-        self._gc_started = 0.0
+        self._gc_started = self._gc_cpu_started = 0.0
 
     @classmethod
     def from_env(cls) -> Trace | None:
@@ -30,16 +30,21 @@ class Trace:
         def tick() -> None:
             now = time.monotonic()
             if self._expected is not None:
-                self.worst_stall = max(self.worst_stall, now - self._expected)
+                late = now - self._expected
+                if late > 0.05:
+                    self.write("late", ms=round(late * 1000, 1))
+                self.worst_stall = max(self.worst_stall, late)
             self._expected = now + interval
 
         def collecting(phase: str, info: dict) -> None:
             if phase == "start":
                 self._gc_started = time.perf_counter()
+                self._gc_cpu_started = time.thread_time()
             else:
                 took = time.perf_counter() - self._gc_started
-                if took > 0.02:
+                if took > 0.02:  # wall time, and the CPU time it cost (the pause on an idle machine)
                     self.write("gc", generation=info["generation"], ms=round(took * 1000, 1),
+                               cpu_ms=round((time.thread_time() - self._gc_cpu_started) * 1000, 1),
                                collected=info["collected"])
                 self.worst_gc = max(self.worst_gc, took)
 

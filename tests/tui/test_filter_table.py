@@ -58,3 +58,19 @@ async def test_the_filter_still_narrows_rows_after_in_place_updates():
         await pilot.pause()
         assert [r.key.value for r in table.table.ordered_rows] == ["beta"]
         assert table.table.get_row("beta") == ["beta", "2"]
+
+
+async def test_a_wider_value_widens_its_column_and_a_narrower_one_leaves_it():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows(rows(alpha=1, beta=2222))
+        await pilot.pause()
+        lag = table.table.ordered_columns[1]
+        assert lag.content_width == 4
+        table.set_rows(rows(alpha=123456, beta=2222))
+        await pilot.pause()
+        assert lag.content_width == 6
+        table.set_rows(rows(alpha=1, beta=2222))
+        await pilot.pause()
+        assert lag.content_width == 6  # not re-measured cell by cell on every refresh

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -68,7 +70,11 @@ class FilterTable(Vertical):
             before = self._shown[key]
             for column, (old, new) in enumerate(zip(before, cells)):
                 if old != new:
-                    table.update_cell(key, self._column_keys[column], new, update_width=True)
+                    column_key = self._column_keys[column]
+                    # Only a wider value needs the column re-measured: DataTable answers a
+                    # narrower one by measuring every cell of the column (per updated cell).
+                    wider = _width(new) > table.columns[column_key].content_width
+                    table.update_cell(key, column_key, new, update_width=wider)
             self._shown[key] = cells
 
     def _rebuild(self, shown) -> None:
@@ -123,6 +129,11 @@ class FilterTable(Vertical):
             self.descending = not self.descending
         self.sort_column = event.column_index
         self._render_rows()
+
+
+def _width(value: Any) -> int:
+    """Terminal cells a table value takes, at most (markup in a str counts as text)."""
+    return value.cell_len if isinstance(value, Text) else cell_len(str(value))
 
 
 def _sortable(value: Any) -> tuple:
