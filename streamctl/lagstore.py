@@ -96,6 +96,19 @@ class GroupStatus:
     detail: str  # one line for people: the worst partition's story
 
 
+def _group_status(group: str, rows: list, now: float, allowed_lag: int, window: float) -> GroupStatus:
+    """rows: (topic, part, ts, committed, log_end) of one group, ordered by topic, part, ts."""
+    latest = max(row[2] for row in rows)
+    parts = []
+    for (topic, part), items in groupby(rows, key=lambda row: (row[0], row[1])):
+        items = list(items)
+        if items[-1][2] == latest:  # partitions gone from the group's snapshot wait to expire
+            status, lag, detail = _judge(f"{topic}/{part}", _samples(items), now, allowed_lag, window)
+            parts.append(PartitionStatus(topic, part, status, lag, detail))
+    status, detail = _summary(parts, allowed_lag)
+    return GroupStatus(group, status, tuple(parts), detail)
+
+
 class _Sample(NamedTuple):
     ts: float
     committed: int
@@ -168,24 +181,22 @@ class LagStore:
     def evaluate(self, context: str, group: str, now: float, allowed_lag: int,
                  window: float) -> GroupStatus:
         """The group's status from its history (rules in the module docstring)."""
+        return self.evaluate_groups(context, [group], now, allowed_lag, window)[group]
+
+    def evaluate_groups(self, context: str, groups: Iterable[str], now: float, allowed_lag: int,
+                        window: float) -> dict[str, GroupStatus]:
+        """evaluate() for many groups from one read of the context's history."""
+        wanted = set(groups)
         with self._errors():
             rows = self._db.execute(
-                "SELECT topic, part, ts, committed, log_end FROM samples"
-                " WHERE context = ? AND grp = ? ORDER BY topic, part, ts",
-                (context, group)).fetchall()
-        if not rows:
-            return GroupStatus(group, LagStatus.UNKNOWN, (),
-                               f"no lag history for group {group} in context {context}")
-        latest = max(row[2] for row in rows)
-        parts = []
-        for (topic, part), items in groupby(rows, key=lambda row: (row[0], row[1])):
-            items = list(items)
-            if items[-1][2] == latest:  # partitions gone from the group's snapshot wait to expire
-                status, lag, detail = _judge(f"{topic}/{part}", _samples(items), now,
-                                             allowed_lag, window)
-                parts.append(PartitionStatus(topic, part, status, lag, detail))
-        status, detail = _summary(parts, allowed_lag)
-        return GroupStatus(group, status, tuple(parts), detail)
+                "SELECT grp, topic, part, ts, committed, log_end FROM samples"
+                " WHERE context = ? ORDER BY grp, topic, part, ts", (context,)).fetchall()
+        statuses = {group: _group_status(group, [row[1:] for row in items], now, allowed_lag, window)
+                    for group, items in groupby(rows, key=lambda row: row[0]) if group in wanted}
+        for group in wanted - statuses.keys():
+            statuses[group] = GroupStatus(group, LagStatus.UNKNOWN, (),
+                                          f"no lag history for group {group} in context {context}")
+        return statuses
 
     def lag_seconds_from_history(self, context: str, group: str, topic: str, partition: int,
                                  committed: int, now: float) -> float | None:

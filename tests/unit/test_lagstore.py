@@ -300,3 +300,16 @@ def test_damaged_pages_are_a_clear_error(tmp_path):
     with pytest.raises(StreamctlError, match="delete it"):
         with LagStore(path) as store:
             store.groups("ctx")
+
+
+def test_evaluate_groups_reads_once_and_matches_evaluate_per_group(store):
+    now = T0
+    for i in range(7):  # "stuck" never moves, "moving" catches up, "other-ctx" lives elsewhere
+        now = T0 + i * MINUTE
+        store.record("ctx", [lag(100, 500, group="stuck"), lag(100 + 60 * i, 500, group="moving")], now)
+        store.record("other", [lag(1, 2, group="other-ctx")], now)
+    together = store.evaluate_groups("ctx", ["stuck", "moving", "other-ctx"], now, 0, WINDOW)
+    assert together["stuck"] == store.evaluate("ctx", "stuck", now, 0, WINDOW)
+    assert together["moving"] == store.evaluate("ctx", "moving", now, 0, WINDOW)
+    assert (together["stuck"].status, together["moving"].status) == (LagStatus.STOPPED, LagStatus.LAGGING)
+    assert together["other-ctx"].status is LagStatus.UNKNOWN  # not this context's history
