@@ -73,13 +73,18 @@ def fetch(url: str, timeout: float) -> dict:
             response = client.get(url)
     except httpx.TimeoutException:
         raise FlumeTimeout(f"no answer within {timeout:g} s") from None
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise FlumeError(_reason(exc)) from None
     if response.status_code != 200:
         raise FlumeError(f"HTTP {response.status_code} from {url}")
+    return decode(response.content, url)
+
+
+def decode(body: bytes, url: str) -> dict:
+    """The endpoint's answer as {"SOURCE.r1": {...}, ...}; FlumeError if it is anything else."""
     try:
-        payload = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        payload = json.loads(body)
+    except (ValueError, RecursionError):  # not JSON, not UTF-8/16/32, nested too deeply
         raise FlumeError(f"{url} did not answer JSON") from None
     if not isinstance(payload, dict) or not all(isinstance(v, dict) for v in payload.values()):
         raise FlumeError(f"{url} did not answer Flume's metrics JSON")

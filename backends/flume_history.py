@@ -46,7 +46,7 @@ class History:
             self.sources = {str(k): dict(v) for k, v in data.get("sources", {}).items()}
         except FileNotFoundError:
             return
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             self.polls, self.sources = [], {}  # a damaged cache starts over
 
     def baseline(self, now: float) -> Poll | None:

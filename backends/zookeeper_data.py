@@ -151,7 +151,7 @@ def decode_data(data: bytes | None, limit: int = MAX_SHOWN_BYTES) -> DecodedData
     if len(head) == size and text.lstrip()[:1] in ("{", "["):
         try:
             return DecodedData("json", json.dumps(json.loads(text), indent=2, ensure_ascii=False), size, size)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to pretty-print: text
             pass
     return DecodedData("text", text, size, len(head))
 
@@ -186,8 +186,11 @@ def perms_text(perms: int) -> str:
 
 
 def iso_ms(ms: int) -> str:
-    """Milliseconds since the epoch as ISO 8601 UTC with milliseconds."""
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    """Milliseconds since the epoch as ISO 8601 UTC with milliseconds (as is when outside years 1-9999)."""
+    try:
+        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, ValueError, OSError):  # e.g. a registration timestamp from a damaged znode
+        return f"{ms} ms"
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 

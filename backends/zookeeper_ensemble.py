@@ -126,15 +126,19 @@ def parse_srvr(answer: str) -> dict:
     out: dict = {"serving": lines.get("Mode") in SERVING_MODES}
     if "Zookeeper version" in lines:
         out["version"] = lines["Zookeeper version"].split(",")[0].split("-")[0]
-    if "Latency min/avg/max" in lines:
-        low, avg, high = (float(x) for x in lines["Latency min/avg/max"].split("/"))
+    # A field that does not parse is left out (None), like one the server did not send.
+    latencies = [_number(x) for x in lines.get("Latency min/avg/max", "").split("/")]
+    if len(latencies) == 3 and all(isinstance(x, int | float) for x in latencies):
+        low, avg, high = (float(x) for x in latencies)
         out |= {"latency_min_ms": low, "latency_avg_ms": avg, "latency_max_ms": high}
     for key, name in (("Outstanding", "outstanding"), ("Node count", "znode_count"),
                       ("Connections", "connections")):
-        if key in lines:
-            out[name] = int(lines[key])
-    if "Zxid" in lines:
+        if isinstance(_number(lines.get(key, "")), int):
+            out[name] = _number(lines[key])
+    try:
         out["zxid"] = int(lines["Zxid"], 16)
+    except (KeyError, ValueError):
+        pass
     if "Mode" in lines:
         out["mode"] = lines["Mode"]
     return out
@@ -175,7 +179,8 @@ def fields_from_mntr(values: dict) -> dict:
 
 def fields_from_admin_srvr(doc: dict) -> dict:
     """The AdminServer's /srvr (server_stats) JSON -> fields (zxid, mode, latencies)."""
-    stats = doc.get("server_stats") or {}
+    stats = doc.get("server_stats")
+    stats = stats if isinstance(stats, dict) else {}
     out = fields_from_mntr(stats)
     if isinstance(stats.get("last_processed_zxid"), int):
         out["zxid"] = stats["last_processed_zxid"]

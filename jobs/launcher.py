@@ -179,8 +179,9 @@ def _load(path: Path, cls):
         return cls(**json.loads(path.read_text()))
     except FileNotFoundError:
         return None
-    except (ValueError, TypeError) as exc:
-        raise StreamctlError(f"{path} is unreadable ({exc}); delete it to start over") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        reason = " ".join(str(exc).split())  # one line, whatever the file's keys hold
+        raise StreamctlError(f"{path} is unreadable ({reason}); delete it to start over") from None
 
 
 def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path, PurePath
+from urllib.parse import urlsplit
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
@@ -41,6 +42,10 @@ _SECRET_KEYS = frozenset({"ssl.key.pem", "sasl.oauthbearer.config"})
 
 class ConfigError(UsageError):
     """The config file is unreadable or invalid, or names no usable context."""
+
+    def __init__(self, message: str) -> None:
+        # One line, whatever a key, reference or path in it holds: control characters escaped.
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in message))
 
 
 def is_secret_property(key: str) -> bool:
@@ -75,8 +80,37 @@ Section = Annotated[_T, BeforeValidator(_none_as_empty)]
 
 
 def _check_http_url(value: str | None) -> str | None:
-    if value is not None and not value.startswith(("http://", "https://")):
+    if value is None:
+        return value
+    if not value.startswith(("http://", "https://")):
         raise ValueError("must be an http:// or https:// URL")
+    if "${" in value:
+        return value  # a reference left unresolved (validating a file to save)
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not 0-65535
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL ({exc})") from None
+    if not parts.hostname:
+        raise ValueError("the URL names no host")
+    return value
+
+
+def _check_zookeeper_hosts(value: str) -> str:
+    """'zk1:2181,[::1]:2182/chroot': every server has a host and a port in 1-65535 (or none)."""
+    servers = [item.strip() for item in value.partition("/")[0].split(",") if item.strip()]
+    if not servers:
+        raise ValueError("names no server (expected HOST:PORT[,HOST:PORT...])")
+    for item in servers:
+        if "${" in item:
+            continue  # a reference left unresolved (validating a file to save)
+        if item.startswith("["):
+            host, _, port = item[1:].partition("]")
+            port = port.removeprefix(":")
+        else:
+            host, _, port = item.rpartition(":") if ":" in item else (item, "", "")
+        if not host or (port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536)):
+            raise ValueError(f"bad server {item!r} (expected HOST:PORT, port 1-65535)")
     return value
 
 
@@ -170,7 +204,7 @@ class KafkaSettings(_Model):
     """librdkafka properties passed through as-is (YAML numbers/booleans become strings)."""
     expected_brokers: int | None = Field(None, ge=1)
     """How many brokers the cluster should have."""
-    timeout: float = Field(10.0, gt=0)
+    timeout: float = Field(10.0, gt=0, allow_inf_nan=False)
     """Seconds per network call."""
 
     @field_validator("properties", mode="before")
@@ -257,7 +291,7 @@ class ZooKeeperTls(_Model):
 class ZooKeeperSettings(_Model):
     """How to reach ZooKeeper (optional)."""
 
-    hosts: str = Field(min_length=1)
+    hosts: Annotated[str, AfterValidator(_check_zookeeper_hosts)]
     """Comma-separated host:port list."""
     chroot: str | None = None
     """Chroot path the Kafka cluster lives under, e.g. '/kafka'."""
@@ -267,7 +301,7 @@ class ZooKeeperSettings(_Model):
     """SASL authentication, if the ensemble requires it."""
     tls: ZooKeeperTls | None = None
     """TLS settings, when the hosts are secure client ports."""
-    timeout: float = Field(10.0, gt=0)
+    timeout: float = Field(10.0, gt=0, allow_inf_nan=False)
     """Seconds per network call."""
     admin_url: HttpUrl | None = None
     """AdminServer base URL, e.g. 'http://127.0.0.1:8080/commands' ('{host}' stands for each server's host)."""
@@ -525,6 +559,8 @@ def _parse(text: str, label: str, base_dir: Path, mode: Mode) -> tuple[Any, Node
         data = _Builder(label, base_dir, mode).build(root) if root is not None else None
     except yaml.YAMLError as exc:
         raise _yaml_error(label, exc, text) from None
+    except RecursionError:  # PyYAML and the builder recurse once per nesting level
+        raise ConfigError(f"{label}: invalid YAML: nested too deeply") from None
     return data, root
 
 

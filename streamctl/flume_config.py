@@ -21,6 +21,7 @@ class Entry:
     key: str
     value: str
     line: int
+    bad_escape: bool = False  # a `\u` not followed by 4 hex digits: Java refuses the whole file
 
 
 @dataclass
@@ -115,6 +116,19 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
+def _bad_unicode_escape(text: str) -> bool:
+    r"""A `\u` escape without 4 hex digits (java.util.Properties.load throws on it)."""
+    i = 0
+    while i < len(text) - 1:
+        if text[i] == "\\":
+            if text[i + 1] == "u" and not re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
+                return True
+            i += 2
+        else:
+            i += 1
+    return False
+
+
 def _ends_continued(line: str) -> bool:
     """An odd number of trailing backslashes continues the logical line."""
     return (len(line) - len(line.rstrip("\\"))) % 2 == 1
@@ -137,7 +151,7 @@ def parse_properties(text: str) -> list[Entry]:
         if _ends_continued(line):
             line = line[:-1]
         key, value = _split(line)
-        entries.append(Entry(_unescape(key), _unescape(value).strip(), start))
+        entries.append(Entry(_unescape(key), _unescape(value).strip(), start, _bad_unicode_escape(line)))
     return entries
 
 

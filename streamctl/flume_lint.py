@@ -26,7 +26,9 @@ class Problem:
     message: str
 
     def format(self, label: str) -> str:
-        return f"{label}:{self.line}: {self.key}: {self.message}"
+        line = f"{label}:{self.line}: {self.key}: {self.message}"
+        # A key may hold a newline (written `\n` in the file): shown escaped, the problem stays one line.
+        return "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
 
 
 def lint_file(path: str | Path) -> list[Problem]:
@@ -40,6 +42,10 @@ def lint_text(text: str) -> list[Problem]:
 
 def lint(config: FlumeConfig) -> list[Problem]:
     problems: list[Problem] = []
+    for entry in config.entries:
+        if entry.bad_escape:
+            problems.append(Problem(entry.line, entry.key, "malformed \\uXXXX escape: Flume (java.util.Properties) "
+                                                            "refuses to load the whole file"))
     for earlier, later in config.duplicates:
         problems.append(Problem(later.line, later.key,
                                 f"set again; the value on line {earlier.line} is ignored"))

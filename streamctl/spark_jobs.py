@@ -96,7 +96,10 @@ def _ms_iso(ms: int | None) -> str | None:
         return None
     from datetime import datetime, timezone
 
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+    try:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+    except (OverflowError, ValueError, OSError):  # a damaged checkpoint's time outside years 1-9999
+        return None
 
 
 def _offsets(offsets: dict[tuple[str, int], int]) -> dict[str, dict[str, int]]:

@@ -180,7 +180,10 @@ def kafka_view(data: dict, partitions: bool) -> None:
                                     "znode version"], state_rows,
                right=frozenset({"partition", "leader", "leader epoch", "controller epoch", "znode version"}))
     if data["crosscheck"] is not None:
-        findings_lines(data["crosscheck"])
+        findings_lines(data["crosscheck"])  # unreadable znodes are among its findings
+    else:
+        for error in view["errors"]:
+            _print(f"[yellow]{_escape(error)}[/]")
     if data.get("crosscheck_skipped"):
         _print(f"[yellow]{_escape(data['crosscheck_skipped'])}[/]")
 

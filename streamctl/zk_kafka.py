@@ -120,22 +120,51 @@ class KafkaZkView:
 
 # ---- parsers (pure) -----------------------------------------------------------------------
 
+# What a parser raises for a payload it cannot read; the view lists such znodes in `errors`.
+PAYLOAD_ERRORS = (ValueError, KeyError, TypeError)
+
+
 def _json(data: bytes) -> dict:
-    doc = json.loads(data.decode("utf-8"))
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if not isinstance(doc, dict):
         raise ValueError("not a JSON object")
     return doc
 
 
+def _int(value) -> int:
+    """int() for payload fields; an infinite float (JSON 1e999) is a ValueError like any bad number."""
+    try:
+        return int(value)
+    except OverflowError:
+        raise ValueError(f"not a number: {value!r}") from None
+
+
+def _str(value, what: str, required: bool = False) -> str | None:
+    if (value is not None or required) and not isinstance(value, str):
+        raise TypeError(f"{what} is not a string")
+    return value
+
+
+def _dict(value, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is not a JSON object")
+    return value
+
+
 def parse_endpoint(text: str, protocols: dict[str, str] | None = None) -> Endpoint:
     """'PLAINTEXT://host:9092', 'SSL://[::1]:9093' -> Endpoint."""
+    if not isinstance(text, str):
+        raise TypeError(f"endpoint {text!r} is not a string")
     listener, sep, address = text.partition("://")
     if not sep:
         raise ValueError(f"endpoint {text!r} has no listener")
     host, _, port = address.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     name = listener.upper()
-    return Endpoint(name, host, int(port), (protocols or {}).get(name, name if name in _PROTOCOLS else None))
+    return Endpoint(name, host, _int(port), (protocols or {}).get(name, name if name in _PROTOCOLS else None))
 
 
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -144,33 +173,35 @@ _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 def parse_broker(broker_id: int, data: bytes, session: int | None = None) -> ZkBroker:
     """A /brokers/ids/<id> registration, any version (1-5)."""
     doc = _json(data)
-    version = int(doc.get("version", 1))
-    host, port = doc.get("host"), doc.get("port")
-    port = int(port) if port is not None else None
+    version = _int(doc.get("version", 1))
+    host, port = _str(doc.get("host"), "host"), doc.get("port")
+    port = _int(port) if port is not None else None
     if version <= 1 or "endpoints" not in doc:
         endpoints = (Endpoint("PLAINTEXT", host, port, "PLAINTEXT"),) if host and port and port > 0 else ()
     else:
-        protocols = {k.upper(): v for k, v in (doc.get("listener_security_protocol_map") or {}).items()}
+        protocols = {str(k).upper(): v for k, v in
+                     _dict(doc.get("listener_security_protocol_map") or {}, "listener_security_protocol_map").items()}
         endpoints = tuple(parse_endpoint(e, protocols) for e in doc["endpoints"])
     timestamp = doc.get("timestamp")
     jmx = doc.get("jmx_port")
     return ZkBroker(
         id=broker_id, version=version, host=host or None, port=port if port and port > 0 else None,
-        endpoints=endpoints, rack=doc.get("rack"),
-        jmx_port=int(jmx) if jmx is not None and int(jmx) >= 0 else None,
-        timestamp=int(timestamp) if timestamp not in (None, "") else None,
+        endpoints=endpoints, rack=_str(doc.get("rack"), "rack"),
+        jmx_port=_int(jmx) if jmx is not None and _int(jmx) >= 0 else None,
+        timestamp=_int(timestamp) if timestamp not in (None, "") else None,
         features=doc.get("features") or {}, session=session, raw=doc,
     )
 
 
 def _replica_map(section) -> dict[int, tuple[int, ...]]:
-    return {int(p): tuple(int(r) for r in replicas) for p, replicas in (section or {}).items()}
+    return {_int(p): tuple(_int(r) for r in replicas)
+            for p, replicas in _dict(section or {}, "replica map").items()}
 
 
 def parse_topic(name: str, data: bytes) -> ZkTopic:
     """A /brokers/topics/<t> assignment, any version (1-3)."""
     doc = _json(data)
-    return ZkTopic(name=name, version=int(doc.get("version", 1)),
+    return ZkTopic(name=name, version=_int(doc.get("version", 1)),
                    partitions=dict(sorted(_replica_map(doc.get("partitions")).items())),
                    adding=_replica_map(doc.get("adding_replicas")),
                    removing=_replica_map(doc.get("removing_replicas")),
@@ -179,12 +210,12 @@ def parse_topic(name: str, data: bytes) -> ZkTopic:
 
 def parse_partition_state(topic: str, partition: int, data: bytes, zk_version: int | None = None) -> ZkPartitionState:
     doc = _json(data)
-    return ZkPartitionState(topic=topic, partition=partition, leader=int(doc["leader"]),
-                            leader_epoch=int(doc["leader_epoch"]),
-                            isr=tuple(int(r) for r in doc["isr"]),
-                            controller_epoch=int(doc["controller_epoch"]),
-                            version=int(doc.get("version", 1)),
-                            leader_recovery_state=int(doc.get("leader_recovery_state", 0)),
+    return ZkPartitionState(topic=topic, partition=partition, leader=_int(doc["leader"]),
+                            leader_epoch=_int(doc["leader_epoch"]),
+                            isr=tuple(_int(r) for r in doc["isr"]),
+                            controller_epoch=_int(doc["controller_epoch"]),
+                            version=_int(doc.get("version", 1)),
+                            leader_recovery_state=_int(doc.get("leader_recovery_state", 0)),
                             zk_version=zk_version)
 
 
@@ -192,21 +223,21 @@ def parse_controller(data: bytes, session: int | None = None) -> ZkController:
     doc = _json(data)
     timestamp = doc.get("timestamp")
     epoch = doc.get("kraftControllerEpoch")
-    return ZkController(broker_id=int(doc["brokerid"]), version=int(doc.get("version", 1)),
-                        timestamp=int(timestamp) if timestamp not in (None, "") else None,
-                        kraft_controller_epoch=int(epoch) if epoch is not None else None,
+    return ZkController(broker_id=_int(doc["brokerid"]), version=_int(doc.get("version", 1)),
+                        timestamp=_int(timestamp) if timestamp not in (None, "") else None,
+                        kraft_controller_epoch=_int(epoch) if epoch is not None else None,
                         session=session)
 
 
 def parse_reassignment(data: bytes) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
     doc = _json(data)
-    return tuple((p["topic"], int(p["partition"]), tuple(int(r) for r in p["replicas"]))
-                 for p in doc.get("partitions", []))
+    return tuple((_str(p["topic"], "topic", required=True), _int(p["partition"]),
+                  tuple(_int(r) for r in p["replicas"])) for p in doc.get("partitions", []))
 
 
 def parse_preferred_election(data: bytes) -> tuple[tuple[str, int], ...]:
     doc = _json(data)
-    return tuple((p["topic"], int(p["partition"])) for p in doc.get("partitions", []))
+    return tuple((_str(p["topic"], "topic", required=True), _int(p["partition"])) for p in doc.get("partitions", []))
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -238,7 +269,7 @@ class KafkaZooKeeper:
                 continue  # deregistered meanwhile
             try:
                 brokers.append(parse_broker(int(name), node.data, node.stat.ephemeral_owner or None))
-            except (ValueError, KeyError, TypeError) as exc:
+            except PAYLOAD_ERRORS as exc:
                 errors.append(f"{node.path}: unreadable registration ({exc})")
         return tuple(sorted(brokers, key=lambda b: b.id)), errors
 
@@ -257,7 +288,7 @@ class KafkaZooKeeper:
                 continue
             try:
                 topics.append(parse_topic(name, node.data))
-            except (ValueError, KeyError, TypeError) as exc:
+            except PAYLOAD_ERRORS as exc:
                 errors.append(f"{node.path}: unreadable assignment ({exc})")
         states = self._states(topics, errors)
         controller = epoch = None
@@ -265,7 +296,7 @@ class KafkaZooKeeper:
         if node is not None:
             try:
                 controller = parse_controller(node.data, node.stat.ephemeral_owner or None)
-            except (ValueError, KeyError, TypeError) as exc:
+            except PAYLOAD_ERRORS as exc:
                 errors.append(f"{node.path}: unreadable ({exc})")
         node = singles[self.path(CONTROLLER_EPOCH)]
         if node is not None:
@@ -292,7 +323,7 @@ class KafkaZooKeeper:
                 continue  # not initialised yet (a topic being created)
             try:
                 states[(topic, partition)] = parse_partition_state(topic, partition, node.data, node.stat.version)
-            except (ValueError, KeyError, TypeError) as exc:
+            except PAYLOAD_ERRORS as exc:
                 errors.append(f"{path}: unreadable ({exc})")
         return states
 
@@ -302,7 +333,7 @@ class KafkaZooKeeper:
             return ()
         try:
             return parse(node.data)
-        except (ValueError, KeyError, TypeError) as exc:
+        except PAYLOAD_ERRORS as exc:
             errors.append(f"{node.path}: unreadable ({exc})")
             return ()
 

@@ -62,6 +62,7 @@ def topics_create(session: Session, name, partitions, replication_factor, config
 
     ctx, admin = _admin(session, "topics create")
     values = topics.parse_configs(configs)
+    topics.validate_name(name)  # refused before the cluster is asked anything
     snap = admin.metadata()
     known = set(admin.topic_configs(snap.topics[0].name)) if snap.topics else set()
     plan = topics.plan_create(admin, snap, name, partitions, replication_factor, values, known)
@@ -202,8 +203,8 @@ def groups_undo_reset(session: Session, group, execute, output):
 
     ctx, admin = _admin(session, "groups undo-reset")
     undo = offsets.last_undo(ctx.name, group)
-    click.echo(f"undo file: {undo}", err=True)
     plan, resets = offsets.plan_reset(admin, group, [], False, "from-file", str(undo))
+    click.echo(f"undo file: {undo}", err=True)  # after the plan: a bad file is one error line
     plan.operation = "groups.undo-reset"
     from streamctl.ui_ops import reset_table
 
@@ -239,10 +240,9 @@ def audit(since, output):
     if since:
         try:
             when = datetime.fromisoformat(since.replace("Z", "+00:00"))
-        except ValueError:
+            when = when if when.tzinfo else when.astimezone()
+        except (ValueError, OverflowError, OSError):  # not ISO 8601, or outside years 1-9999 in UTC
             raise UsageError(f"--since {since!r}: expected ISO 8601") from None
-        if when.tzinfo is None:
-            when = when.astimezone()
     records = list(log.read(when))
     if output == "json":
         click.echo(json.dumps(records, indent=2))

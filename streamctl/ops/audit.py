@@ -17,6 +17,10 @@ from streamctl.atomic import append_durable
 from streamctl.errors import StreamctlError
 
 
+# What every record has (the `audit` command prints them).
+RECORD_KEYS = frozenset({"time", "user", "context", "operation", "summary", "result"})
+
+
 def audit_path() -> Path:
     return paths.state_dir() / "audit.jsonl"
 
@@ -48,13 +52,20 @@ def read(since: datetime | None = None, path: Path | None = None) -> Iterator[di
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return
+    except OSError as exc:
+        raise StreamctlError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise StreamctlError(f"{path}: not UTF-8 text") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
             when = datetime.fromisoformat(entry["time"])
-        except (ValueError, KeyError, TypeError):
+            when = when if when.tzinfo else when.astimezone()  # comparable with an aware `since`
+            if not RECORD_KEYS <= entry.keys():
+                raise KeyError("a record key is missing")
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, OSError, RecursionError):
             raise StreamctlError(f"{path}:{number}: not an audit record") from None
         if since is None or when >= since:
             yield entry

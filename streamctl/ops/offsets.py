@@ -56,7 +56,8 @@ def parse_topic_specs(specs: tuple[str, ...]) -> list[tuple[str, list[int] | Non
         try:
             numbers = sorted({int(p) for p in parts.split(",")})
         except ValueError:
-            raise UsageError(f"--topic {spec!r}: partitions must be numbers, like {topic}:0,1") from None
+            example = topic if topic.isprintable() else "TOPIC"  # the message stays one line
+            raise UsageError(f"--topic {spec!r}: partitions must be numbers, like {example}:0,1") from None
         if any(n < 0 for n in numbers):
             raise UsageError(f"--topic {spec!r}: partitions cannot be negative")
         parsed.append((topic, numbers))
@@ -73,13 +74,16 @@ def parse_datetime(text: str) -> int:
     """
     if not _DATETIME.fullmatch(text):
         raise UsageError(f"--to-datetime {text!r}: expected ISO 8601 like 2026-11-25T13:45:00.000Z")
+    zone = re.search(r"[+-](\d{2}):?(\d{2})$", text)
+    if zone and (int(zone[1]) > 23 or int(zone[2]) > 59):
+        raise UsageError(f"--to-datetime {text!r}: zone offset out of range (at most ±23:59)")
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
+        if moment.tzinfo is None:
+            moment = moment.astimezone()
+        return int(moment.timestamp() * 1000)
+    except (ValueError, OverflowError, OSError) as exc:  # e.g. a year outside 1-9999 once in UTC
         raise UsageError(f"--to-datetime {text!r}: {exc}") from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()
-    return int(moment.timestamp() * 1000)
 
 
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
@@ -91,14 +95,25 @@ def parse_duration(text: str) -> timedelta:
     if not match or text.upper() in ("P", "PT") or text.upper().endswith("T"):
         raise UsageError(f"--by-duration {text!r}: expected an ISO 8601 duration like PT30M or P1DT2H")
     days, hours, minutes, seconds = match.groups()
-    return timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
-                     seconds=float(seconds or 0))
+    try:
+        return timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+                         seconds=float(seconds or 0))
+    except OverflowError:
+        raise UsageError(f"--by-duration {text!r}: too long (at most {timedelta.max.days} days)") from None
 
 
 def parse_offsets_csv(text: str, group: str, source: str) -> dict[tuple[str, int], int]:
     """Kafka's --export CSV: `topic,partition,offset` or `group,topic,partition,offset` rows."""
     offsets: dict[tuple[str, int], int] = {}
-    for number, row in enumerate(csv.reader(io.StringIO(text)), 1):
+    reader = csv.reader(io.StringIO(text))
+    while True:
+        try:
+            row = next(reader, None)
+        except csv.Error as exc:  # a NUL byte, a field over the size limit
+            raise UsageError(f"{source}:{reader.line_num}: not CSV ({exc})") from None
+        if row is None:
+            break
+        number = reader.line_num
         if not row or not "".join(row).strip():
             continue
         if len(row) == 4:
@@ -128,9 +143,10 @@ def to_csv(offsets: dict[tuple[str, int], int]) -> str:
 
 def describe_group(admin, group: str):
     """The group's description; a group the cluster does not know is an error."""
+    # The snapshot first: an unreachable cluster is that error, not "no such group".
+    snap = admin.snapshot(lag_time=False, group_filter=lambda g: g == group)
     if group not in admin.group_ids():
         raise UsageError(f"no consumer group {group!r} in the cluster")
-    snap = admin.snapshot(lag_time=False, group_filter=lambda g: g == group)
     return snap, snap.group(group)
 
 
@@ -165,18 +181,19 @@ def select_partitions(snap, committed: dict[tuple[str, int], int], topic_specs, 
 def plan_reset(admin, group_id: str, topic_specs, all_topics: bool, mode: str, value=None,
                now_ms: int | None = None) -> tuple[Plan, list[PartitionReset]]:
     """Where each partition's committed offset would go, clamped into the log."""
+    # A bad file is refused before the cluster is asked anything.
+    file_offsets = parse_offsets_csv(_read(value), group_id, value) if mode == "from-file" else None
     snap, group = describe_group(admin, group_id)
     require_idle(group)
     committed = admin.committed(group_id)
     if mode == "from-file" and not topic_specs and not all_topics:
         # The file names the partitions, as with the Kafka tool's --from-file alone.
-        file_offsets = parse_offsets_csv(_read(value), group_id, value)
         topic_specs = [(t, sorted(p for tt, p in file_offsets if tt == t))
                        for t in sorted({t for t, _ in file_offsets})]
     chosen = select_partitions(snap, committed, topic_specs, all_topics)
     starts = {(p.topic, p.partition): p.low for p in snap.partitions}
     ends = {(p.topic, p.partition): p.high for p in snap.partitions}
-    wanted = _requested(admin, group_id, mode, value, chosen, committed, starts, ends, now_ms)
+    wanted = _requested(admin, group_id, mode, value, chosen, committed, starts, ends, now_ms, file_offsets)
     resets = []
     for tp in chosen:
         start, end = starts[tp], ends[tp]
@@ -196,7 +213,7 @@ def plan_reset(admin, group_id: str, topic_specs, all_topics: bool, mode: str, v
 
 
 def _requested(admin, group_id, mode, value, chosen, committed, starts, ends,
-               now_ms) -> dict[tuple[str, int], int]:
+               now_ms, file_offsets) -> dict[tuple[str, int], int]:
     if mode == "to-earliest":
         return {tp: starts[tp] for tp in chosen}
     if mode == "to-latest":
@@ -218,17 +235,16 @@ def _requested(admin, group_id, mode, value, chosen, committed, starts, ends,
         # No record at or after the timestamp: the log end, as Kafka's tool does.
         return {tp: found[tp] if found.get(tp, -1) >= 0 else ends[tp] for tp in chosen}
     if mode == "from-file":
-        offsets = parse_offsets_csv(_read(value), group_id, value)
-        missing = [f"{t}/{p}" for t, p in chosen if (t, p) not in offsets]
+        missing = [f"{t}/{p}" for t, p in chosen if (t, p) not in file_offsets]
         if missing:
             raise UsageError(f"{value}: no offset for {', '.join(missing[:5])}")
-        return {tp: offsets[tp] for tp in chosen}
+        return {tp: file_offsets[tp] for tp in chosen}
     raise UsageError(f"unknown reset mode {mode!r}")
 
 
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is not data
     except OSError as exc:
         raise UsageError(f"--from-file {path}: {exc.strerror}") from None
     except UnicodeDecodeError:

@@ -1,0 +1,107 @@
+"""Damaged Spark checkpoint and progress files: `jobs checkpoint` reports each damage as one
+problem line (the file is read, nothing crashes; `check` turns problems into a WARN), an
+unusable directory is one error line."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.badinput.harness import Case, Workspace, ids, json_out, run_case
+
+META = '{"id":"q1"}'
+OFFSETS = b'v1\n{"batchWatermarkMs":0,"batchTimestampMs":1700000000000}\n{"weblogs":{"0":5,"1":7}}\n'
+COMMIT = b'v1\n{"nextBatchWatermarkMs":0}\n'
+GOOD = {"cp/metadata": META, "cp/offsets/0": OFFSETS, "cp/commits/0": COMMIT}
+
+
+def checkpoint(id: str, files: dict, problems: list[str], **expect) -> Case:
+    """`jobs checkpoint` on GOOD overlaid with `files` (None removes one): these problems, these fields."""
+    layout = {**GOOD, **files}
+
+    def check(result, _workspace):
+        data = json_out(result)
+        assert data["problems"] == problems
+        for key, value in expect.items():
+            got = data
+            for part in key.split("."):
+                got = got[part]
+            assert got == value, key
+
+    return Case(id, ("jobs", "checkpoint", "{ws}/cp", "-o", "json"), code=0, stdout=None, check=check,
+                files={k: v for k, v in layout.items() if v is not None})
+
+
+CASES = [
+    checkpoint("truncated offsets", {"cp/offsets/1": b'v1\n{"batchWatermarkMs":0}\n'},
+               ["offsets/1: truncated (1 line(s) after the header; expected metadata and one line per source)"],
+               latest_planned=1, latest_committed=0, in_flight=1, planned=None),
+    checkpoint("unknown header", {"cp/offsets/0": b"v7\n" + OFFSETS[3:]},
+               ["offsets/0: unknown header 'v7' (expected v1 or v2)"], committed=None),
+    checkpoint("binary offsets", {"cp/offsets/0": b"\x00\x00\xff\xfe\x01garbage"},
+               ["offsets/0: unknown header '\ufffd\ufffd\\x01garbage' (expected v1 or v2)"], committed=None),
+    checkpoint("corrupt metadata", {"cp/metadata": '{"id":'},
+               ['metadata: not the JSON {"id": ...} Spark writes'], query_id=None),
+    checkpoint("missing metadata", {"cp/metadata": None}, ["metadata: missing (no query id)"], query_id=None),
+    checkpoint("commit without offsets", {"cp/commits/3": COMMIT}, ["commits/3 has no offsets/3"],
+               latest_committed=3, committed=None),
+    checkpoint("corrupt commit", {"cp/commits/0": b'v1\n{"nextBatchWatermarkMs":\n'}, ["commits/0: corrupt JSON"],
+               next_watermark_ms=None),
+    checkpoint("source line nested too deeply",
+               {"cp/offsets/0": b'v1\n{"batchWatermarkMs":0}\n' + b"[" * 50_000 + b"]" * 50_000 + b"\n"},
+               ["offsets/0: truncated or corrupt JSON"], committed=None),
+    checkpoint("watermark past year 9999",
+               {"cp/offsets/0": OFFSETS.replace(b'"batchWatermarkMs":0', b'"batchWatermarkMs":1000000000000000000')},
+               [], **{"committed.watermark_ms": 10**18, "committed.watermark": None}),
+    checkpoint("watermark infinite",
+               {"cp/offsets/0": OFFSETS.replace(b'"batchWatermarkMs":0', b'"batchWatermarkMs":1e999')},
+               [], **{"committed.watermark_ms": None}),
+    checkpoint("partition not a number", {"cp/offsets/0": OFFSETS.replace(b'"1":7', "\"\u00b2\":7".encode())},
+               [], **{"committed.kafka_offsets": {"weblogs": {"0": 5}}}),
+    checkpoint("crc and tmp files are not batches", {"cp/offsets/.1.crc": b"\xff", "cp/commits/2.tmp": b"x",
+                                                     "cp/offsets/\u00b2": b"v1\n"},
+               [], latest_planned=0, latest_committed=0),
+    Case("no such directory", ("jobs", "checkpoint", "{ws}/nope"), "{ws}/nope: no such checkpoint directory", code=1),
+    Case("a file, not a directory", ("jobs", "checkpoint", "{ws}/cp"),
+         "Invalid value for 'DIRECTORY': Directory '{ws}/cp' is a file.", files={"cp": "v1\n"}),
+]
+
+PROGRESS_CONFIG = """\
+current-context: p
+contexts:
+  p:
+    kafka: {bootstrap_servers: "127.0.0.1:{dead}", timeout: 2}
+    spark: {jobs: {stats: {checkpoint_dir: "{ws}/missing-cp", progress_file: "{ws}/progress.jsonl"}}}
+"""
+
+
+def _progress_skipped(result, _workspace):
+    view = json_out(result)
+    assert view["name"] == "stats" and view["rates"] is None and view["last_event"] == "progress"
+    assert view["checkpoint_error"].endswith("missing-cp: no such checkpoint directory")
+
+
+CASES += [
+    Case(f"progress {name}", ("jobs", "status", "stats", "-o", "json"), code=0, config=PROGRESS_CONFIG,
+         stdout=None, check=_progress_skipped, files={"progress.jsonl": line})
+    for name, line in {
+        "batch id word": '{"event":"progress","batchId":"abc"}\n',
+        "rate not a number": '{"event":"progress","batchId":1,"inputRowsPerSecond":{"x":1}}\n',
+        "event time not an object": '{"event":"progress","batchId":1,"eventTime":"late"}\n',
+    }.items()
+]
+
+
+def _torn_last_line_skipped(result, _workspace):
+    view = json_out(result)
+    assert view["rates"]["batch_id"] == 1 and view["rates"]["num_input_rows"] == 3
+
+
+CASES.append(Case("progress torn last line", ("jobs", "status", "stats", "-o", "json"), code=0,
+                  config=PROGRESS_CONFIG, stdout=None, check=_torn_last_line_skipped, files={
+                      "progress.jsonl": '{"event":"progress","batchId":1,"numInputRows":3}\n'
+                                        '{"event":"progress","batchId":2,"num'}))
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_damaged_checkpoint(case, tmp_path):
+    run_case(case, Workspace(tmp_path))
