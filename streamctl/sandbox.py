@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from streamctl import maven, paths, procs
+from streamctl import maven, paths, procs, sandbox_secure
 from streamctl.jvm import java as _java
 from streamctl.jvm import log4j2_console
 from streamctl.atomic import write_atomic
@@ -92,6 +92,7 @@ class SandboxState:
     services: list[Service]
     admin_port: int | None = None  # ZooKeeper AdminServer
     cluster_id: str | None = None
+    secure: bool = False  # SASL on Kafka and ZooKeeper (streamctl.sandbox_secure)
     extras: dict = field(default_factory=dict)  # what add-ons remember (topics, paths)
 
     def by_role(self, role: str) -> list[Service]:
@@ -221,24 +222,29 @@ class Sandbox:
     # ---- up ----------------------------------------------------------------------
 
     def up(self, brokers: int = 3, kraft: bool = False,
-           with_addons: bool = True) -> tuple[SandboxState, bool]:
+           with_addons: bool = True, secure: bool = False) -> tuple[SandboxState, bool]:
         with self.lock:
-            return self._up(brokers, kraft, with_addons)
+            return self._up(brokers, kraft, with_addons, secure)
 
-    def _up(self, brokers: int, kraft: bool, with_addons: bool) -> tuple[SandboxState, bool]:
+    def _up(self, brokers: int, kraft: bool, with_addons: bool,
+            secure: bool = False) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
-        with_addons=False starts Kafka alone (no Flume agent, no Spark job).
+        with_addons=False starts Kafka alone (no Flume agent, no Spark job); secure=True (SASL,
+        ZooKeeper mode only) implies it.
         """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
+        if secure and kraft:
+            raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
-        if state is not None and (state.mode != mode or state.brokers != brokers):
+        if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure):
             raise UsageError(
-                f"the sandbox at {self.root} is a {state.mode} stack with {state.brokers} broker(s); "
+                f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
             )
+        with_addons = with_addons and not secure
         wanted = addons() if with_addons else []
         missing_roles = [a for a in wanted if not state or not state.by_role(a.role)]
         if state is not None and not missing_roles and all(s.alive for s in state.services):
@@ -248,10 +254,14 @@ class Sandbox:
         self.fetch(kraft, with_addons)
         if state is None:
             state = self._plan(brokers, kraft)
+            state.secure = secure
             self._write_configs(state)
             if kraft:
                 self._format_storage(state, java)
-        self._start_roles(state, ("zookeeper", "broker"), java)
+        self._start_roles(state, ("zookeeper",), java)
+        if state.secure and not state.extras.get("scram_users"):
+            self._create_scram_users(state, java)
+        self._start_roles(state, ("broker",), java)
         for addon in missing_roles:
             self.report(f"preparing {addon.role}")
             state.services += addon.plan(self, state)
@@ -314,19 +324,27 @@ class Sandbox:
         else:
             (conf / "log4j.properties").write_text(LOG4J1)
             log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
+        jaas = sandbox_secure.write_jaas_files(self.root) if state.secure else {}
         for service in state.services:
             path = conf / f"{service.name}.properties"
             if service.role == "zookeeper":
-                path.write_text(self._zookeeper_properties(service, state.admin_port))
+                path.write_text(self._zookeeper_properties(service, state.admin_port, state.secure))
                 main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
             else:
                 path.write_text(self._broker_properties(service, state))
                 main, heap = "kafka.Kafka", BROKER_HEAP
-            service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, log_flag,
+            flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
+            service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, *flags, log_flag,
                             "-cp", cp, main, str(path)]
         self._save(state)
 
-    def _zookeeper_properties(self, service: Service, admin_port: int | None) -> str:
+    def _create_scram_users(self, state: SandboxState, java: str) -> None:
+        self.report("creating the SCRAM users")
+        sandbox_secure.create_scram_users(self.root, state.zookeeper_hosts, java, JVM_FLAGS, self.jars_root)
+        state.extras["scram_users"] = True
+        self._save(state)
+
+    def _zookeeper_properties(self, service: Service, admin_port: int | None, secure: bool = False) -> str:
         return _properties({
             "dataDir": self.root / "data" / "zookeeper",
             "clientPort": service.port,
@@ -335,6 +353,7 @@ class Sandbox:
             "admin.enableServer": "true",
             "admin.serverAddress": "127.0.0.1",
             "admin.serverPort": admin_port,
+            **(sandbox_secure.zookeeper_properties() if secure else {}),
         })
 
     def _broker_properties(self, service: Service, state: SandboxState) -> str:
@@ -365,6 +384,8 @@ class Sandbox:
                 "zookeeper.connect": state.zookeeper_hosts,
                 "zookeeper.session.timeout.ms": 6000,
             }
+            if state.secure:
+                props |= sandbox_secure.broker_properties(service.port)
         else:
             voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}"
                               for b in state.by_role("broker"))
@@ -447,9 +468,10 @@ class Sandbox:
         """Broker ids the cluster's metadata lists right now (empty if it does not answer)."""
         from streamctl.backends.kafka import KafkaBackend
 
+        client = {"bootstrap.servers": state.bootstrap_servers,
+                  **(sandbox_secure.client_properties(self.root) if state.secure else {})}
         try:
-            md = KafkaBackend({"bootstrap.servers": state.bootstrap_servers}, timeout=timeout,
-                              kraft=state.mode == "kraft").metadata()
+            md = KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft").metadata()
         except StreamctlError:
             return set()
         return {b.id for b in md.brokers}
@@ -462,10 +484,11 @@ class Sandbox:
         if state.zookeeper_hosts:
             context["zookeeper"] = {"hosts": state.zookeeper_hosts,
                                     "admin_url": f"http://127.0.0.1:{state.admin_port}/commands"}
-        for addon in addons():
-            if state.by_role(addon.role):
-                for key, fragment in addon.context(state).items():
-                    context[key] = {**context.get(key, {}), **fragment}
+        fragments = [sandbox_secure.context_fragment(self.root)] if state.secure else []
+        fragments += [addon.context(state) for addon in addons() if state.by_role(addon.role)]
+        for fragment in fragments:
+            for key, part in fragment.items():
+                context[key] = {**context.get(key, {}), **part}
         save_context("sandbox", context, path=self.config_path)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
@@ -549,6 +572,10 @@ class Sandbox:
         if wipe and self.root.exists():
             shutil.rmtree(self.root)
         return killed
+
+
+def _shape(state: SandboxState) -> str:
+    return f"secure {state.mode}" if state.secure else state.mode
 
 
 def _properties(values: dict[str, object]) -> str:

@@ -44,14 +44,20 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 @click.option("--brokers", type=click.IntRange(min=1, max=9), default=3, show_default=True)
 @click.option("--kraft", is_flag=True, help="Kafka 4.x in KRaft mode instead of ZooKeeper mode.")
 @click.option("--kafka-only", is_flag=True, help="Start ZooKeeper and Kafka only (no demo agent or job).")
+@click.option("--secure", is_flag=True,
+              help="SASL/SCRAM on Kafka, SASL DIGEST-MD5 and ACLs on ZooKeeper (implies --kafka-only).")
 @click.pass_obj
-def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool) -> None:
+def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
     from streamctl.ui_console import progress_status
 
+    if secure and not kafka_only and not kraft:
+        from streamctl.sandbox_secure import ADDONS_SKIPPED
+
+        click.echo(ADDONS_SKIPPED, err=True)
     with progress_status("starting the sandbox") as report:
         sb = _sandbox(session, report)
-        state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only)
+        state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure)
         if started:
             report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
         else:
@@ -78,8 +84,16 @@ def _print_status(sb) -> bool:
 
     rows = sb.status()
     if rows:
+        click.echo(_mode_line(sb.load()))
         status_table(rows)
     return bool(rows)
+
+
+def _mode_line(state) -> str:
+    from streamctl.sandbox_secure import SUMMARY
+
+    security = f"secure ({SUMMARY})" if state.secure else "plaintext (no authentication)"
+    return f"mode: {state.mode}, {state.brokers} broker(s), {security}"
 
 
 @sandbox.command("down")

@@ -17,6 +17,7 @@ HEADLESS = [
     "streamctl.cli",
     "streamctl.config",
     "streamctl.sandbox",
+    "streamctl.sandbox_secure",
     "streamctl.maven",
     "streamctl.backends.kafka",
     "streamctl.check",

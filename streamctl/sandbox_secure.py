@@ -1,0 +1,191 @@
+"""The secure sandbox (`sandbox up --secure`): what it adds to the plain ZooKeeper-mode stack.
+
+- Kafka: one SASL_PLAINTEXT listener per broker with SCRAM-SHA-512, used by clients and
+  between brokers alike (user `broker`); streamctl connects as the SCRAM user `streamctl`.
+  The credentials are written into ZooKeeper with Kafka's own ConfigCommand before the
+  brokers start. No authorizer: any authenticated user may do anything.
+- ZooKeeper: SASL DIGEST-MD5 (a JAAS `Server` section lists the users), enforced for every
+  session (`enforce.auth.enabled`); the brokers log in as `kafka` (JAAS `Client` section)
+  and create their znodes with ACLs (`zookeeper.set.acl=true`: creator-all, plus world-read
+  except for the credentials under /config/users). streamctl logs in as `streamctl`, so it
+  reads Kafka's znodes but cannot change them or read the stored SCRAM credentials.
+
+Passwords are random, one file each (mode 0600) under <root>/secrets/ (mode 0700); JAAS
+files holding them are 0600 as well. The `sandbox` context refers to the files with
+`${file:...}`, so config.yaml never holds a password, and nothing here prints one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+from pathlib import Path
+
+from streamctl import maven
+from streamctl.atomic import write_atomic
+from streamctl.errors import StreamctlError
+
+SCRAM_MECHANISM = "SCRAM-SHA-512"
+ZK_MECHANISM = "DIGEST-MD5"
+CLIENT_USER = "streamctl"  # Kafka SCRAM user and ZooKeeper SASL user of streamctl
+BROKER_USER = "broker"  # Kafka SCRAM user between brokers
+ZK_BROKER_USER = "kafka"  # ZooKeeper SASL user of the brokers (and of Kafka's tools)
+
+# secret file -> what it is the password of
+SECRETS = {
+    "kafka-streamctl": f"Kafka SCRAM user {CLIENT_USER}",
+    "kafka-broker": f"Kafka SCRAM user {BROKER_USER}",
+    "zookeeper-streamctl": f"ZooKeeper SASL user {CLIENT_USER}",
+    "zookeeper-kafka": f"ZooKeeper SASL user {ZK_BROKER_USER}",
+}
+
+SUMMARY = (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM}, "
+           f"ZooKeeper SASL {ZK_MECHANISM} required, Kafka's znodes under ACLs")
+ADDONS_SKIPPED = ("--secure starts ZooKeeper and Kafka only: the demo Flume agent and Spark job "
+                  "do not speak SASL")
+
+
+class Secrets:
+    """The sandbox's generated passwords, one 0600 file each under <root>/secrets/."""
+
+    def __init__(self, root: Path):
+        self.folder = Path(root) / "secrets"
+
+    def path(self, name: str) -> Path:
+        return self.folder / f"{name}.password"
+
+    def ensure(self) -> None:
+        """Create any missing password (random, URL-safe, so it needs no quoting anywhere)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.folder, 0o700)
+        for name in SECRETS:
+            if not self.path(name).exists():
+                write_atomic(self.path(name), secrets.token_urlsafe(24) + "\n", mode=0o600)
+
+    def get(self, name: str) -> str:
+        try:
+            return self.path(name).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise StreamctlError(f"sandbox secret {self.path(name)} is unreadable ({exc.strerror}); "
+                                 "run `streamctl sandbox down --wipe`") from None
+
+    def values(self) -> list[str]:
+        return [self.get(name) for name in SECRETS]
+
+    def scrub(self, text: str) -> str:
+        """`text` with every sandbox password replaced by ***."""
+        for value in self.values():
+            text = text.replace(value, "***")
+        return text
+
+
+# ---- server configs --------------------------------------------------------------------------
+
+def zookeeper_properties() -> dict[str, object]:
+    """Added to zookeeper.properties (ZooKeeper turns unknown keys into zookeeper.* properties)."""
+    return {
+        "authProvider.1": "org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+        "enforce.auth.enabled": "true",
+        "enforce.auth.schemes": "sasl",
+    }
+
+
+def broker_properties(port: int) -> dict[str, object]:
+    """Replaces the broker's listener settings and adds SASL and ZooKeeper ACLs."""
+    listener = f"SASL_PLAINTEXT://127.0.0.1:{port}"
+    return {
+        "listeners": listener,
+        "advertised.listeners": listener,
+        "inter.broker.listener.name": "SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": SCRAM_MECHANISM,
+        "sasl.mechanism.inter.broker.protocol": SCRAM_MECHANISM,
+        "zookeeper.set.acl": "true",
+    }
+
+
+def zookeeper_jaas(store: Secrets) -> str:
+    users = "\n".join(f'  user_{user}="{store.get(name)}"'
+                      for user, name in ((ZK_BROKER_USER, "zookeeper-kafka"),
+                                         (CLIENT_USER, "zookeeper-streamctl")))
+    return f"Server {{\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n{users};\n}};\n"
+
+
+def broker_jaas(store: Secrets) -> str:
+    """`KafkaServer`: the broker's own SCRAM login; `Client`: its ZooKeeper login (also Kafka's tools')."""
+    return (
+        "KafkaServer {\n  org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+        f'  username="{BROKER_USER}"\n  password="{store.get("kafka-broker")}";\n}};\n'
+        "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+        f'  username="{ZK_BROKER_USER}"\n  password="{store.get("zookeeper-kafka")}";\n}};\n'
+    )
+
+
+def write_jaas_files(root: Path) -> dict[str, Path]:
+    """Secrets and the two JAAS files (0600); returns {role: JAAS path}."""
+    store = Secrets(root)
+    store.ensure()
+    conf = Path(root) / "conf"
+    files = {"zookeeper": conf / "zookeeper-jaas.conf", "broker": conf / "kafka-jaas.conf"}
+    write_atomic(files["zookeeper"], zookeeper_jaas(store), mode=0o600)
+    write_atomic(files["broker"], broker_jaas(store), mode=0o600)
+    return files
+
+
+def jaas_flag(path: Path) -> str:
+    return f"-Djava.security.auth.login.config={path}"
+
+
+# ---- SCRAM credentials -----------------------------------------------------------------------
+
+def create_scram_users(root: Path, zookeeper_hosts: str, java: str, jvm_flags: list[str],
+                       jars_root: Path | None = None, timeout: float = 120) -> None:
+    """Kafka's ConfigCommand writes each SCRAM credential into ZooKeeper (as ZooKeeper user
+    `kafka`, so the znodes get the brokers' ACLs). The password goes through a 0600 file,
+    never the command line."""
+    store = Secrets(root)
+    conf = Path(root) / "conf"
+    cp = maven.classpath(maven.KAFKA, jars_root)
+    for user, name in ((BROKER_USER, "kafka-broker"), (CLIENT_USER, "kafka-streamctl")):
+        config_file = store.folder / f"scram-{user}.properties"
+        write_atomic(config_file, f"{SCRAM_MECHANISM}=password={store.get(name)}\n", mode=0o600)
+        try:
+            result = subprocess.run(
+                [java, "-Xmx128m", *jvm_flags, jaas_flag(conf / "kafka-jaas.conf"),
+                 f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}", "-cp", cp,
+                 "kafka.admin.ConfigCommand", "--zookeeper", zookeeper_hosts, "--alter",
+                 "--entity-type", "users", "--entity-name", user, "--add-config-file", str(config_file)],
+                capture_output=True, text=True, timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            raise StreamctlError(f"creating the SCRAM user {user} timed out after {timeout:g}s") from None
+        finally:
+            config_file.unlink(missing_ok=True)
+        if result.returncode != 0 or "Completed updating config" not in result.stdout:
+            lines = store.scrub(result.stderr or result.stdout).strip().splitlines()
+            raise StreamctlError(f"creating the SCRAM user {user} failed: "
+                                 f"{lines[-1] if lines else result.returncode}")
+
+
+# ---- clients ---------------------------------------------------------------------------------
+
+def client_properties(root: Path) -> dict[str, str]:
+    """librdkafka settings of the `streamctl` user, password in clear: hand to a client only."""
+    return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+            "sasl.username": CLIENT_USER, "sasl.password": Secrets(root).get("kafka-streamctl")}
+
+
+def context_fragment(root: Path) -> dict:
+    """What the `sandbox` context adds: the same settings, passwords as ${file:...} references."""
+    store = Secrets(root)
+    return {
+        "kafka": {"properties": {
+            "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+            "sasl.username": CLIENT_USER,
+            "sasl.password": f"${{file:{store.path('kafka-streamctl')}}}",
+        }},
+        "zookeeper": {"sasl": {
+            "mechanism": ZK_MECHANISM, "username": CLIENT_USER,
+            "password": f"${{file:{store.path('zookeeper-streamctl')}}}",
+        }},
+    }

@@ -1,0 +1,38 @@
+"""Small helpers of the security tests: SASL clients for test data, one-line error checks."""
+
+from __future__ import annotations
+
+import uuid
+
+from confluent_kafka import Consumer, TopicPartition
+
+from streamctl.backends.kafka import KafkaBackend
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def topic_with_group(secure, partitions: int = 1) -> tuple[str, str]:
+    """A topic and a group that committed offset 0 on it, through the SCRAM login."""
+    topic, group = unique("sec"), unique("secg")
+    KafkaBackend(secure.kafka_client(), timeout=10).create_topic(topic, partitions, 1)
+    consumer = Consumer({**secure.kafka_client(), "group.id": group, "enable.auto.commit": False,
+                         "log_level": "0"})
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, p, 0) for p in range(partitions)], asynchronous=False)
+    finally:
+        consumer.close()
+    return topic, group
+
+
+def one_error_line(result) -> str:
+    """The single stderr line of a failed command (no traceback, nothing else)."""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("streamctl: error: ") and "Traceback" not in result.stderr
+    return lines[0]
+
+
+def line_of(path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)

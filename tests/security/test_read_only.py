@@ -1,0 +1,113 @@
+"""Read-only mode refuses every mutating command, by `--read-only` and by `read_only: true` on
+the context: one clear line, exit 3, before any network call, nothing changed, nothing audited.
+
+The list below is checked against the CLI itself: every command with an `--execute` option is
+a mutation and must be in it. (tests/integration/test_kafka_ops.py covers the Kafka ones on
+the plain sandbox; this covers every one, on the secure sandbox.)
+"""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+from streamctl.backends.kafka_admin import KafkaAdmin
+from streamctl.backends.zookeeper import ZooKeeperBackend
+from streamctl.cli import cli
+from tests.security.helpers import one_error_line, topic_with_group, unique
+
+pytestmark = pytest.mark.integration
+
+# command path -> (argv, the operation name the refusal gives)
+MUTATIONS = {
+    ("topics", "create"): (["topics", "create", "{new}", "--partitions", "1", "--replication-factor", "1",
+                            "--execute"], "topics create"),
+    ("topics", "add-partitions"): (["topics", "add-partitions", "{topic}", "--total", "3", "--execute"],
+                                   "topics add-partitions"),
+    ("topics", "alter-config"): (["topics", "alter-config", "{topic}", "retention.ms=1000", "--execute"],
+                                 "topics alter-config"),
+    ("topics", "delete"): (["topics", "delete", "{topic}", "--execute", "--yes-delete", "{topic}"], "topics delete"),
+    ("groups", "reset-offsets"): (["groups", "reset-offsets", "{group}", "--topic", "{topic}", "--to-latest",
+                                   "--execute"], "groups reset-offsets"),
+    ("groups", "undo-reset"): (["groups", "undo-reset", "{group}", "--execute"], "groups undo-reset"),
+    ("elect-leaders",): (["elect-leaders", "--execute"], "elect-leaders"),
+    ("zk", "create"): (["zk", "create", "{new_znode}", "data", "--execute"], "zk create"),
+    ("zk", "set"): (["zk", "set", "{znode}", "changed", "--execute"], "zk set"),
+    ("zk", "delete"): (["zk", "delete", "{znode}", "--execute"], "zk delete"),
+    ("agents", "start"): (["agents", "start", "weblogs", "--execute"], "agents.start"),
+    ("agents", "stop"): (["agents", "stop", "weblogs", "--execute"], "agents.stop"),
+    ("jobs", "start"): (["jobs", "start", "weblog-stats", "--execute"], "jobs start"),
+    ("jobs", "stop"): (["jobs", "stop", "weblog-stats", "--execute"], "jobs stop"),
+}
+
+
+def mutating_commands() -> set[tuple[str, ...]]:
+    """Every CLI command that takes --execute, by its path."""
+    found = set()
+
+    def walk(command: click.Command, path: tuple[str, ...]) -> None:
+        if isinstance(command, click.Group):
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                walk(command.get_command(ctx, name), (*path, name))
+        elif any(p.name == "execute" for p in command.params):
+            found.add(path)
+
+    walk(cli, ())
+    return found
+
+
+def test_the_list_names_every_mutating_command():
+    assert set(MUTATIONS) == mutating_commands()
+
+
+@pytest.fixture(scope="module")
+def scene(secure):
+    """A topic, a group with committed offsets, and a znode streamctl may change."""
+    topic, group = topic_with_group(secure)
+    znode = f"/{unique('ro')}"
+    with zookeeper(secure) as zk:
+        zk.create(znode, b"keep")
+    return {"topic": topic, "group": group, "znode": znode, "new": unique("ro"), "new_znode": f"/{unique('ro')}"}
+
+
+def zookeeper(secure) -> ZooKeeperBackend:
+    sasl = {"mechanism": "DIGEST-MD5", "username": "streamctl", "password": secure.password("zookeeper-streamctl")}
+    return ZooKeeperBackend(secure.zookeeper_hosts, timeout=5, sasl=sasl, read_only=False)
+
+
+def world(secure, scene) -> dict:
+    """What any of the mutations could have changed."""
+    kafka = KafkaAdmin(secure.kafka_client(), timeout=10)
+    md = kafka.metadata()
+    state = secure.xdg_state / "streamctl"
+    with zookeeper(secure) as zk:
+        node = zk.get(scene["znode"])
+        return {
+            "topics": {t.name: len(t.partitions) for t in md.topics},
+            "retention": kafka.topic_configs(scene["topic"])["retention.ms"].value,
+            "offsets": kafka.committed(scene["group"]),
+            "znode": (node.data, node.stat.version),
+            "new znode": zk.exists(scene["new_znode"]),
+            "state files": sorted(str(p.relative_to(state)) for p in state.rglob("*")
+                                  if "sandbox" not in p.relative_to(state).parts),
+        }
+
+
+@pytest.mark.parametrize("how", ["flag", "context"])
+@pytest.mark.parametrize("command", list(MUTATIONS), ids=" ".join)
+def test_read_only_refuses(secure, scene, tmp_path, how, command):
+    argv, operation = MUTATIONS[command]
+    args = [a.format(**scene) for a in argv]
+    config = secure.write_context(tmp_path / "ro.yaml", read_only=how == "context")
+    before = world(secure, scene)
+    if how == "flag":
+        result = secure.cli("--config", str(config), "--read-only", *args, **secure.password_env())
+        expected = f"streamctl: error: read-only mode (--read-only): refusing {operation}"
+    else:
+        result = secure.cli("--config", str(config), *args, **secure.password_env())
+        expected = f"streamctl: error: context 'it' is read-only: refusing {operation}"
+    assert result.returncode == 3
+    assert one_error_line(result) == expected
+    assert result.stdout == ""  # not even a plan: refused before any network call
+    assert world(secure, scene) == before

@@ -1,0 +1,82 @@
+"""What `sandbox up --secure` runs: SCRAM-only Kafka, SASL-only ZooKeeper with ACLs on Kafka's
+znodes, passwords only in private files, a context that refers to them."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+import yaml
+
+from streamctl.backends.kafka import KafkaBackend, KafkaError
+from streamctl.config import load_config
+from streamctl.sandbox_secure import ADDONS_SKIPPED, SECRETS, SUMMARY
+
+pytestmark = pytest.mark.integration
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_passwords_are_private_files_and_the_context_refers_to_them(secure):
+    folder = secure.root / "secrets"
+    assert mode(folder) == 0o700
+    assert {p.name for p in folder.iterdir()} == {f"{name}.password" for name in SECRETS}
+    assert all(mode(p) == 0o600 for p in folder.iterdir())
+    assert len(set(secure.secrets())) == len(SECRETS) + 1  # distinct, random
+    assert all(mode(secure.root / "conf" / f) == 0o600 for f in ("kafka-jaas.conf", "zookeeper-jaas.conf"))
+
+    raw = yaml.safe_load(secure.config_path.read_text())["contexts"]["sandbox"]
+    assert raw["kafka"]["properties"]["sasl.password"] == f"${{file:{folder / 'kafka-streamctl.password'}}}"
+    assert raw["zookeeper"]["sasl"]["password"] == f"${{file:{folder / 'zookeeper-streamctl.password'}}}"
+    ctx = load_config(secure.config_path).context("sandbox")
+    assert ctx.kafka.client_config()["sasl.password"] == secure.password("kafka-streamctl")
+    assert ctx.zookeeper.sasl.password.get_secret_value() == secure.password("zookeeper-streamctl")
+
+
+def test_status_shows_the_secure_mode(secure):
+    result = secure.cli("sandbox", "status")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == f"mode: zookeeper, 1 broker(s), secure ({SUMMARY})"
+    assert {"zookeeper", "kafka-1"} <= set(result.stdout.split())
+
+
+def test_up_again_reports_the_running_secure_stack_and_refuses_another_shape(secure):
+    pids = {s.name: s.pid for s in secure.sandbox.state().services}
+    again = secure.cli("sandbox", "up", "--brokers", "1", "--secure")
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.splitlines()[0] == ADDONS_SKIPPED
+    assert "sandbox already running" in again.stderr
+    assert {s.name: s.pid for s in secure.sandbox.state().services} == pids
+    plain = secure.cli("sandbox", "up", "--brokers", "1")
+    assert plain.returncode == 3
+    assert plain.stderr.strip() == (
+        f"streamctl: error: the sandbox at {secure.root} is a secure zookeeper stack with 1 broker(s); "
+        "run `streamctl sandbox down --wipe` before asking for another shape")
+    kraft = secure.cli("sandbox", "up", "--secure", "--kraft")
+    assert kraft.returncode == 3
+    assert kraft.stderr.strip() == ("streamctl: error: --secure is for the ZooKeeper-mode sandbox; "
+                                    "it does not combine with --kraft")
+
+
+def test_kafka_listener_speaks_only_sasl_scram(secure):
+    md = KafkaBackend(secure.kafka_client(), timeout=5).metadata()
+    assert [b.id for b in md.brokers] == [1] and md.controller_id == 1
+    with pytest.raises(KafkaError):
+        KafkaBackend({"bootstrap.servers": secure.bootstrap_servers}, timeout=3).metadata()
+
+
+def test_kafka_znodes_carry_acls_and_hide_the_credentials(secure):
+    acls = secure.cli("zk", "stat", "/brokers/ids/1", "-o", "json")
+    assert acls.returncode == 0, acls.stderr
+    assert [(a["scheme"], a["id"], a["perms"]) for a in json.loads(acls.stdout)["acls"]] == [
+        ("sasl", "kafka", "cdrwa"), ("world", "anyone", "r")]
+    # SCRAM credentials are creator-only (the brokers' ZooKeeper user), not even listable by streamctl.
+    for args, what in ((["ls", "/config/users"], "listing /config/users"),
+                       (["get", "/config/users/streamctl"], "reading /config/users/streamctl"),
+                       (["stat", "/config/users/streamctl"], "reading the ACLs of /config/users/streamctl")):
+        hidden = secure.cli("zk", *args)
+        assert hidden.returncode == 1
+        assert hidden.stderr.strip() == f"streamctl: error: not authorised: {what}"

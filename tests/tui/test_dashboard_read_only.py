@@ -1,0 +1,119 @@
+"""A read-only dashboard refuses every operation of tui/app.py MUTATIONS, enumerated from the
+screens' own bindings: each shows disabled, its key opens nothing, and even a direct call of
+the action opens no plan. Afterwards nothing has changed and nothing was audited.
+(The per-screen read-only tests elsewhere press a few keys; this one walks the whole list.)"""
+
+from __future__ import annotations
+
+import pytest
+from textual.binding import Binding
+
+from streamctl.backends.kafka_admin import KafkaAdmin
+from streamctl.dashboard import make_dashboard
+from streamctl.jobs import launcher
+from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
+from streamctl.tui.screens.group_detail import GroupDetailScreen
+from streamctl.tui.screens.topic_detail import TopicDetailScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+from tests.integration.kafka_helpers import commit, produce, unique
+
+pytestmark = pytest.mark.integration
+
+SCREEN_CLASSES = [*SCREENS.values(), TopicDetailScreen, GroupDetailScreen]
+NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen"}
+JOB, AGENT = "weblog-stats", "weblogs"
+
+
+def bindings(screen_class) -> list[Binding]:
+    return [b for klass in screen_class.__mro__ if "BINDINGS" in vars(klass)
+            for b in klass.BINDINGS if isinstance(b, Binding)]
+
+
+def test_every_operation_key_of_every_screen_is_in_mutations():
+    bound = {b.action for cls in SCREEN_CLASSES for b in bindings(cls)}
+    assert bound - NOT_OPERATIONS == MUTATIONS
+    assert not {b.action for b in StreamctlApp.BINDINGS} & MUTATIONS
+
+
+@pytest.fixture
+def scene(sandbox, monkeypatch):
+    """The sandbox's own state dir (its job and agent records), a topic and an idle group."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))
+    topic, group = unique("rotui"), unique("rotuig")
+    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    admin.create_topic(topic, 2, 3)
+    produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
+    commit(sandbox.bootstrap_servers, group, {(topic, p): 3 for p in range(2)})
+    return topic, group, admin
+
+
+def world(sandbox, topic: str, group: str, admin: KafkaAdmin) -> dict:
+    audit = sandbox.xdg_state / "streamctl" / "audit.jsonl"
+    return {
+        "partitions": len(admin.metadata(topic).topic_partitions(topic)),
+        "topics": sorted(t.name for t in admin.metadata().topics),
+        "retention": admin.topic_configs(topic)["retention.ms"].value,
+        "offsets": admin.committed(group),
+        "agent pid": sandbox.sandbox.service(f"flume-{AGENT}")[1].pid,
+        "job pid": launcher.load_run(JOB).pid,
+        "audit": audit.read_text() if audit.exists() else "",
+    }
+
+
+async def settle(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_read_only_dashboard_refuses_every_mutation(sandbox, scene):
+    topic, group, admin = scene
+    before = world(sandbox, topic, group, admin)
+    app = StreamctlApp(make_dashboard(sandbox.config_path, "sandbox", read_only=True), refresh_interval=60)
+    tried: set[str] = set()
+    # Each screen that binds operations, with a row selected so an action has a target; Enter
+    # on the topic and the group opens their detail screens.
+    visits = [("3", topic, True), ("4", group, True), ("6", AGENT, False), ("7", JOB, False)]
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, pick, detail in visits:
+            await pilot.press(key)
+            await settle(app, pilot)
+            if key != "6":  # the agents screen has no filter; its one agent is selected
+                await pilot.press("slash", *pick, "enter")
+                await settle(app, pilot)
+            assert selected(app.screen) == pick  # so only read-only mode stands in the way
+            tried |= await refuse_all(app, pilot)
+            if detail:
+                await pilot.press("enter")
+                await settle(app, pilot)
+                assert isinstance(app.screen, (TopicDetailScreen, GroupDetailScreen)), app.screen
+                tried |= await refuse_all(app, pilot)
+                await pilot.press("escape")
+                await settle(app, pilot)
+        operations = [label for label, kind, _ in app.palette_entries() if kind == "operation"]
+        assert operations == []
+    assert tried == MUTATIONS
+    assert world(sandbox, topic, group, admin) == before
+    assert sandbox.sandbox.service(f"flume-{AGENT}")[1].alive and launcher.load_run(JOB).alive
+
+
+def selected(screen) -> str | None:
+    if hasattr(screen, "selected_agent"):
+        return screen.selected_agent()
+    return screen.query_one(FilterTable).selected_key()
+
+
+async def refuse_all(app, pilot) -> set[str]:
+    screen = app.screen
+    refused = set()
+    for binding in bindings(type(screen)):
+        if binding.action not in MUTATIONS:
+            continue
+        assert screen.check_action(binding.action, ()) is None, f"{binding.action} shows enabled"
+        await pilot.press(binding.key)
+        await settle(app, pilot)
+        assert app.screen is screen, f"{binding.key} opened {app.screen}"
+        getattr(screen, f"action_{binding.action}")()  # a direct call is refused as well
+        await settle(app, pilot)
+        assert app.screen is screen, f"action_{binding.action} opened {app.screen}"
+        refused.add(binding.action)
+    return refused
