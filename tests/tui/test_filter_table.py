@@ -13,6 +13,10 @@ class TableApp(App):
         yield FilterTable(["name", "lag"], sort_column=0)
 
 
+def cells(table: FilterTable, key: str) -> list[str]:
+    return [str(cell) for cell in table.table.get_row(key)]
+
+
 def rows(**lags: int) -> list:
     return [(name, [name, str(lag)], [name, lag]) for name, lag in lags.items()]
 
@@ -29,7 +33,7 @@ async def test_a_refresh_with_one_changed_cell_updates_only_that_cell():
         await pilot.pause()
 
         assert {key.value: row for key, row in table.table.rows.items()} == before  # same Row objects
-        assert [table.table.get_row(k) for k in ("alpha", "beta", "gamma")] == [
+        assert [cells(table, k) for k in ("alpha", "beta", "gamma")] == [
             ["alpha", "1"], ["beta", "20"], ["gamma", "3"]]
 
 
@@ -57,7 +61,7 @@ async def test_the_filter_still_narrows_rows_after_in_place_updates():
         await pilot.press("slash", "b", "e")
         await pilot.pause()
         assert [r.key.value for r in table.table.ordered_rows] == ["beta"]
-        assert table.table.get_row("beta") == ["beta", "2"]
+        assert cells(table, "beta") == ["beta", "2"]
 
 
 async def test_a_wider_value_widens_its_column_and_a_narrower_one_leaves_it():
@@ -74,3 +78,14 @@ async def test_a_wider_value_widens_its_column_and_a_narrower_one_leaves_it():
         table.set_rows(rows(alpha=1, beta=2222))
         await pilot.pause()
         assert lag.content_width == 6  # not re-measured cell by cell on every refresh
+
+
+async def test_names_are_shown_as_written_not_parsed_as_markup():
+    """A group named like markup ('[/x]') once crashed the table's render."""
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows([("[/x]", ["[/x]", "[b]1[/b]"], ["[/x]", 1])])
+        await pilot.pause()
+        assert cells(table, "[/x]") == ["[/x]", "[b]1[/b]"]
+        assert "[/x]" in str(table.table.render_line(1))  # rendered, brackets and all

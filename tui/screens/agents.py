@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 GAUGE_WIDTH = 10
 
@@ -41,7 +42,7 @@ class AgentsScreen(DataScreen):
     ]
 
     def compose_body(self) -> ComposeResult:
-        yield DataTable(id="agents", cursor_type="row", zebra_stripes=True)
+        yield LiteralTable(id="agents", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("agent", "component", "name", "events", "rate", "fill",

@@ -9,13 +9,14 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable
 
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class BrokersScreen(DataScreen):
     heading = "Brokers"
 
     def compose_body(self) -> ComposeResult:
-        yield DataTable(id="brokers", cursor_type="row", zebra_stripes=True)
+        yield LiteralTable(id="brokers", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("id", "host:port", "rack", "controller", "leads", "replicas",

@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Static
 from streamctl.errors import UsageError
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class GroupDetailScreen(DataScreen):
@@ -25,10 +26,10 @@ class GroupDetailScreen(DataScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="group-summary")
-        lags = DataTable(id="lags", cursor_type="row", zebra_stripes=True)
+        lags = LiteralTable(id="lags", cursor_type="row", zebra_stripes=True)
         lags.border_title = "Partitions"
         yield lags
-        members = DataTable(id="members", cursor_type="row")
+        members = LiteralTable(id="members", cursor_type="row")
         members.border_title = "Members"
         yield members
 

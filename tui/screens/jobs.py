@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag"]
 STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}
@@ -94,7 +95,7 @@ class JobsScreen(DataScreen):
     def compose_body(self) -> ComposeResult:
         yield FilterTable(COLUMNS, id="jobs")
         yield Static(id="job-summary")
-        offsets = DataTable(id="job-offsets", cursor_type="row", zebra_stripes=True)
+        offsets = LiteralTable(id="job-offsets", cursor_type="row", zebra_stripes=True)
         offsets.border_title = "Checkpoint vs log end"
         yield offsets
         yield Static(id="job-problems")

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 from streamctl.check import component_states
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.health_card import HealthCard
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 COMPONENTS = ("kafka", "zookeeper", "flume", "spark")
 SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "OK": "green"}
@@ -33,7 +34,7 @@ class OverviewScreen(DataScreen):
         with Horizontal(id="cards"):
             for component in COMPONENTS:
                 yield HealthCard(component, id=f"card-{component}")
-        table = DataTable(id="findings", cursor_type="row", zebra_stripes=True)
+        table = LiteralTable(id="findings", cursor_type="row", zebra_stripes=True)
         table.border_title = "Findings"
         yield table
 

@@ -17,6 +17,7 @@ from textual.widgets import Button, DataTable, Label, Static
 
 from streamctl.errors import StreamctlError
 from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 @dataclass
@@ -64,8 +65,8 @@ class PlanDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"[b]{self.request.title}[/b]: planning …", id="plan-title")
-            yield DataTable(id="plan-changes", cursor_type="row", zebra_stripes=True)
+            yield Label(f"[b]{escape(self.request.title)}[/b]: planning …", id="plan-title")
+            yield LiteralTable(id="plan-changes", cursor_type="row", zebra_stripes=True)
             yield Static(id="plan-warnings")
             yield Static(id="plan-error")
             with Horizontal():
@@ -97,12 +98,12 @@ class PlanDialog(ModalScreen[str | None]):
     @on(_Failed)
     def _show_error(self, message: _Failed) -> None:
         self.query_one("#plan-error", Static).update(Text(message.error))
-        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: refused")
+        self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: refused")
 
     @on(Button.Pressed, "#execute")
     def _execute_pressed(self) -> None:
         self.query_one("#execute", Button).disabled = True
-        self.query_one("#plan-title", Label).update(f"[b]{self.request.title}[/b]: executing …")
+        self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: executing …")
         self._execute()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="execute")

@@ -14,6 +14,7 @@ from streamctl import serialize
 from streamctl.errors import UsageError
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class TopicDetailScreen(DataScreen):
@@ -30,14 +31,14 @@ class TopicDetailScreen(DataScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="topic-summary")
-        partitions = DataTable(id="partitions", cursor_type="row", zebra_stripes=True)
+        partitions = LiteralTable(id="partitions", cursor_type="row", zebra_stripes=True)
         partitions.border_title = "Partitions"
         yield partitions
         with Horizontal(id="topic-side"):
-            configs = DataTable(id="configs", cursor_type="row")
+            configs = LiteralTable(id="configs", cursor_type="row")
             configs.border_title = "Configs"
             yield configs
-            groups = DataTable(id="consumers", cursor_type="row")
+            groups = LiteralTable(id="consumers", cursor_type="row")
             groups.border_title = "Consumed by"
             yield groups
 

@@ -15,6 +15,7 @@ from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class _Children(Message):
@@ -50,7 +51,7 @@ class ZooKeeperScreen(DataScreen):
         self.watches = []
 
     def compose_body(self) -> ComposeResult:
-        ensemble = DataTable(id="ensemble", cursor_type="row")
+        ensemble = LiteralTable(id="ensemble", cursor_type="row")
         ensemble.border_title = "Ensemble"
         yield ensemble
         with Horizontal(id="zk-main"):
@@ -59,7 +60,7 @@ class ZooKeeperScreen(DataScreen):
             yield tree
             with Vertical(id="zk-pane"):
                 yield Static(id="znode-data")
-                stat = DataTable(id="znode-stat", cursor_type="row")
+                stat = LiteralTable(id="znode-stat", cursor_type="row")
                 stat.border_title = "Stat"
                 yield stat
                 yield Static(id="znode-acl")

@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.widgets.data_table import CellDoesNotExist
 
+from streamctl.tui.widgets.literal_table import LiteralTable
+
 
 class FilterTable(Vertical):
     """Rows are (key, cells, sort values); the filter matches the key (case-insensitive)."""
@@ -40,7 +42,7 @@ class FilterTable(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
-        yield DataTable(cursor_type="row", zebra_stripes=True)
+        yield LiteralTable(cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         self._column_keys = self.query_one(DataTable).add_columns(*self.columns)
