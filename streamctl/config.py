@@ -387,6 +387,7 @@ class Config(_Model):
     """Contexts by name."""
 
     _path: Path | None = PrivateAttr(default=None)
+    _unresolved: dict[str, ConfigError] = PrivateAttr(default_factory=dict)  # context -> error
 
     @model_validator(mode="after")
     def _name_contexts(self) -> Config:
@@ -407,6 +408,8 @@ class Config(_Model):
             raise ConfigError(f"no current-context set in {where}; use --context")
         if wanted not in self.contexts:
             raise ConfigError(f"no context '{wanted}' in {where} ({_known(self.contexts)})")
+        if wanted in self._unresolved:  # an unset variable breaks only the context using it
+            raise self._unresolved[wanted]
         return self.contexts[wanted]
 
 
@@ -420,7 +423,7 @@ def _known(contexts: dict[str, Any]) -> str:
 _REF = re.compile(r"\$\$\{|\$\{([^}]*)(\}?)")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-Mode = Literal["strict", "lenient", "off"]
+Mode = Literal["strict", "per-context", "lenient", "off"]
 
 
 class _Unresolved(Exception):
@@ -467,8 +470,10 @@ def _dotted(parts: list[Any]) -> str:
 class _Builder:
     """Builds plain data from a composed node tree, resolving `${...}` in string values.
 
-    mode "strict" fails on an unresolvable reference, "lenient" leaves it as written
-    (validating a file to save), "off" keeps every string raw (rewriting a file).
+    mode "strict" fails on an unresolvable reference, "per-context" too except inside a
+    context, where the error is kept in `unresolved` (by context name) and the reference left
+    as written: one context's unset variable must not break the others. "lenient" leaves every
+    reference as written (validating a file to save), "off" keeps every string raw.
     """
 
     def __init__(self, label: str, base_dir: Path, mode: Mode) -> None:
@@ -477,6 +482,7 @@ class _Builder:
         self.mode = mode
         self._constructor = yaml.SafeLoader("")
         self._active: set[int] = set()  # nodes being built: catches recursive aliases
+        self.unresolved: dict[str, ConfigError] = {}  # context name -> its first unresolved reference
 
     def build(self, node: Node, path: tuple[Any, ...] = ()) -> Any:
         if id(node) in self._active:
@@ -521,7 +527,11 @@ class _Builder:
             except _Unresolved as exc:
                 if self.mode == "lenient":
                     return match.group(0)
-                raise self._error(node, path, str(exc)) from None
+                error = self._error(node, path, str(exc))
+                if self.mode == "per-context" and len(path) > 2 and path[0] == "contexts":
+                    self.unresolved.setdefault(str(path[1]), error)
+                    return match.group(0)
+                raise error from None
 
         return _REF.sub(substitute, text)
 
@@ -552,11 +562,16 @@ def _yaml_error(label: str, exc: yaml.YAMLError, text: str) -> ConfigError:
     return ConfigError(f"{label}: invalid YAML: {str(exc).splitlines()[0]}")
 
 
-def _parse(text: str, label: str, base_dir: Path, mode: Mode) -> tuple[Any, Node | None]:
-    """YAML text -> (plain data, root node); None data for an empty document."""
+def _parse(text: str, label: str, base_dir: Path, mode: Mode,
+           unresolved: dict[str, ConfigError] | None = None) -> tuple[Any, Node | None]:
+    """YAML text -> (plain data, root node); None data for an empty document. In mode
+    "per-context", `unresolved` receives each context's unresolved reference."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = _Builder(label, base_dir, mode).build(root) if root is not None else None
+        builder = _Builder(label, base_dir, mode)
+        data = builder.build(root) if root is not None else None
+        if unresolved is not None:
+            unresolved.update(builder.unresolved)
     except yaml.YAMLError as exc:
         raise _yaml_error(label, exc, text) from None
     except RecursionError:  # PyYAML and the builder recurse once per nesting level
@@ -620,11 +635,14 @@ def _validation_error(label: str, root: Node | None, exc: ValidationError) -> Co
 
 
 def _validate(text: str, label: str, base_dir: Path, mode: Mode) -> Config:
-    data, root = _parse(text, label, base_dir, mode)
+    unresolved: dict[str, ConfigError] = {}
+    data, root = _parse(text, label, base_dir, mode, unresolved)
     try:
-        return Config.model_validate({} if data is None else data)
+        config = Config.model_validate({} if data is None else data)
     except ValidationError as exc:
         raise _validation_error(label, root, exc) from None
+    config._unresolved = unresolved
+    return config
 
 
 # --------------------------------------------------------------------- file I/O
@@ -646,7 +664,7 @@ def load_config(path: Path | None = None) -> Config:
     """Load and validate the config file; a missing file is an empty config."""
     target = paths.config_file(path)
     text = _read_text(target)
-    config = Config() if text is None else _validate(text, str(target), target.parent, "strict")
+    config = Config() if text is None else _validate(text, str(target), target.parent, "per-context")
     config._path = target
     return config
 

@@ -62,8 +62,10 @@ def write(path: Path, text: str) -> Path:
 
 
 def load_error(path: Path) -> str:
+    """The one-line error of loading the file and selecting its current (or first) context."""
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        config = load_config(path)
+        config.context(config.current_context or next(iter(config.contexts), None))
     message = str(info.value)
     assert "\n" not in message, "errors are one line"
     return message
@@ -610,3 +612,24 @@ def test_env_var_overrides_xdg_and_explicit_overrides_env(
     assert load_config(explicit).current_context == "explicit"
     save_context("e", {"kafka": {"bootstrap_servers": "h"}})
     assert "e" in load_config(env_file).contexts
+
+
+def test_an_unset_variable_breaks_only_the_context_that_uses_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("NOPE_VAR", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "current-context: good\n"
+        "contexts:\n"
+        "  good:\n"
+        "    kafka: {bootstrap_servers: 'h:1'}\n"
+        "  broken:\n"
+        "    kafka:\n"
+        "      bootstrap_servers: 'h:2'\n"
+        "      properties: {sasl.password: '${NOPE_VAR}'}\n"
+    )
+    config = load_config(path)
+    assert config.context().kafka.bootstrap_servers == "h:1"
+    with pytest.raises(ConfigError) as info:
+        config.context("broken")
+    assert str(info.value) == (f"{path}:8: contexts.broken.kafka.properties.sasl.password: "
+                               "environment variable 'NOPE_VAR' is not set")
