@@ -61,6 +61,10 @@ class Deadline:
         self.per_call = per_call
         self.ends = None if total is None else time.monotonic() + total
 
+    def remaining(self) -> float:
+        """Seconds left of the whole budget (of one call's timeout, without a budget)."""
+        return self.per_call if self.ends is None else max(0.0, min(self.per_call, self.ends - time.monotonic()))
+
     def left(self, what: str) -> float:
         if self.ends is None:
             return self.per_call
@@ -75,9 +79,11 @@ class KafkaBackend:
         self.client_config = dict(client_config)
         self.timeout = timeout
         self.kraft = kraft  # None: ask the cluster
-        self._refused: str | None = None  # the broker's answer to a failed SASL login
+        # Why the brokers refused the login, from librdkafka's error callback (which holds
+        # this list, not the backend: no reference cycle keeps a dropped client alive).
+        self._refused: list[str] = []
         self._admin = new_client(AdminClient, {
-            "error_cb": self._on_error,
+            "error_cb": lambda err, refused=self._refused: _note_refusal(err, refused),
             **self.client_config,
             "socket.timeout.ms": socket_timeout_ms(timeout),
             "log_level": "0",  # connection failures become findings, not stderr noise
@@ -103,14 +109,8 @@ class KafkaBackend:
         except KafkaError:
             self._admin.poll(0)  # serves error_cb: a refused login shows only there
             if self._refused:
-                raise KafkaError(f"metadata request failed: {self._refused}") from None
+                raise KafkaError(f"metadata request failed: {self._refused[-1]}") from None
             raise
-
-    def _on_error(self, err) -> None:
-        """librdkafka's error callback: remember why the brokers refused the login (wrong
-        credentials, unsupported mechanism); the call itself fails as a transport failure."""
-        if err.code() == KafkaErrorCode._AUTHENTICATION:
-            self._refused = _AUTH_DETAIL.sub("", err.str())
 
     def _learn_mode(self, broker_configs) -> None:
         """KRaft brokers have `process.roles` set; asked once per backend, then remembered."""
@@ -132,11 +132,12 @@ class KafkaBackend:
         errors: list[str] = []
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=12, thread_name_prefix="kafka-snapshot")
         probe = self._probe_consumer()
+        stuck: list[concurrent.futures.Future] = []  # offset reads still inside `probe`
         try:
             groups_job = pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter) if groups else None
             md = self._metadata(None, deadline)
             configs_job = pool.submit(self._configs, md, deadline, errors)
-            earliest, latest = self._watermarks(probe, pool, md, deadline, errors)
+            earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
             configs = configs_job.result()
             described, committed = _partial(groups_job, errors, "consumer groups")
             snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
@@ -146,7 +147,8 @@ class KafkaBackend:
         finally:
             # A failed metadata call must not wait for the group reads still in flight.
             pool.shutdown(wait=False, cancel_futures=True)
-            probe.close()
+            if not any(not job.done() for job in stuck):  # else closing it under them would crash
+                probe.close()
         if groups:
             snap = replace(snap, groups=described, lags=tuple(lags))
         return replace(snap, errors=tuple(errors))
@@ -180,10 +182,13 @@ class KafkaBackend:
                 configs[resource.name] = {k: entries[k].value for k in KEY_CONFIGS if k in entries}
         return configs
 
-    def _watermarks(self, probe: Consumer, pool, md, deadline: Deadline, errors: list[str]):
+    def _watermarks(self, probe: Consumer, pool, md, deadline: Deadline, errors: list[str],
+                    stuck: list[concurrent.futures.Future]):
         """Earliest and latest offsets of every online partition: one ListOffsets request per
         leader and kind, all in flight together. A broker that does not answer costs only the
-        partitions it leads (they go to `errors`), never the others'."""
+        partitions it leads (they go to `errors`), never the others'. librdkafka can answer
+        past the call's timeout (a registered broker that died): the deadline is kept here,
+        and the reads still running are left in `stuck`."""
         by_leader: dict[int, list[TopicPartition]] = {}
         for t in md.topics.values():
             if t.error is None:
@@ -193,8 +198,14 @@ class KafkaBackend:
         jobs = {(kind, leader): pool.submit(self._leader_offsets, probe, leader, partitions, kind, deadline, errors)
                 for leader, partitions in by_leader.items() for kind in (EARLIEST, LATEST)}
         offsets: dict[int, dict[tuple[str, int], int]] = {EARLIEST: {}, LATEST: {}}
-        for (kind, _), job in jobs.items():
-            offsets[kind].update(job.result())
+        concurrent.futures.wait(jobs.values(), timeout=deadline.remaining())
+        for (kind, leader), job in jobs.items():
+            if job.done():
+                offsets[kind].update(job.result())
+            else:
+                stuck.append(job)
+                errors.append(f"offsets of the {len(by_leader[leader])} partitions led by broker {leader}: "
+                              "no answer within the deadline")
         return offsets[EARLIEST], offsets[LATEST]
 
     @staticmethod
@@ -300,7 +311,7 @@ class KafkaBackend:
     def _probe_consumer(self) -> Consumer:
         """One consumer per snapshot for the offset and record reads: assign() only, it never
         joins its (random) group or commits."""
-        return Consumer({
+        return new_client(Consumer, {
             **self.client_config,
             "group.id": f"streamctl-probe-{uuid.uuid4().hex[:8]}",
             "enable.auto.commit": "false",
@@ -319,7 +330,7 @@ class KafkaBackend:
             # and a partition that already delivered never holds back the others.
             "fetch.wait.max.ms": "5",
             "fetch.queue.backoff.ms": "0",
-            "socket.timeout.ms": str(int(self.timeout * 1000)),
+            "socket.timeout.ms": socket_timeout_ms(self.timeout),
             "log_level": "0",
         })
 
@@ -399,6 +410,13 @@ def _snapshot_of(md, kraft: bool, configs: dict | None = None, earliest: dict | 
         topics.append(Topic(t.topic, t.topic.startswith("__"), partitions, topic_configs))
     controller = None if kraft or md.controller_id < 0 else md.controller_id
     return KafkaSnapshot(time.time(), md.cluster_id, brokers, controller, kraft, tuple(topics))
+
+
+def _note_refusal(err, refused: list[str]) -> None:
+    """librdkafka's error callback: keep why the brokers refused the login (wrong credentials,
+    a mechanism they do not enable); the call itself fails as a mere transport failure."""
+    if err.code() == KafkaErrorCode._AUTHENTICATION:
+        refused[:] = [_AUTH_DETAIL.sub("", err.str())]
 
 
 def _partial(job, errors: list[str], what: str):

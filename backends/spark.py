@@ -88,10 +88,11 @@ def read_checkpoint(directory: str | os.PathLike) -> CheckpointStatus:
     planned = _read_offsets(root / "offsets", planned_id, problems) if planned_id is not None else None
     committed = None
     if committed_id is not None:
-        committed = planned if committed_id == planned_id else \
-            _read_offsets(root / "offsets", committed_id, problems)
-        if committed_id > (planned_id if planned_id is not None else -1):
+        if committed_id > (planned_id if planned_id is not None else -1):  # one problem, not two
             problems.append(f"commits/{committed_id} has no offsets/{committed_id}")
+        else:
+            committed = planned if committed_id == planned_id else \
+                _read_offsets(root / "offsets", committed_id, problems)
     last_commit_at, next_watermark = _read_commit(root / "commits", committed_id, problems)
     return CheckpointStatus(
         path=str(root), query_id=query_id, latest_planned=planned_id, latest_committed=committed_id,
@@ -113,7 +114,7 @@ def _latest_id(folder: Path, problems: list[str]) -> int | None:
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries, 1):
-                if entry.name.isdigit():
+                if _is_id(entry.name):
                     ids.append(int(entry.name))
                 if count >= LISTING_CAP and ids:
                     return _probe_up(folder, max(ids))
@@ -151,7 +152,7 @@ def _query_id(path: Path, problems: list[str]) -> str | None:
         return None
     try:
         value = json.loads(text.strip().splitlines()[0]).get("id")
-    except (ValueError, IndexError, AttributeError):
+    except (ValueError, IndexError, AttributeError, RecursionError):
         problems.append("metadata: not the JSON {\"id\": ...} Spark writes")
         return None
     return str(value) if value is not None else None
@@ -186,7 +187,7 @@ def _read_offsets(folder: Path, batch_id: int, problems: list[str]) -> BatchOffs
     try:
         meta = json.loads(lines[0])
         sources = tuple(None if line.strip() == "-" else json.loads(line) for line in lines[1:])
-    except ValueError:
+    except (ValueError, RecursionError):
         problems.append(f"{name}: truncated or corrupt JSON")
         return None
     if not isinstance(meta, dict):
@@ -210,7 +211,7 @@ def _read_commit(folder: Path, batch_id: int | None, problems: list[str]) -> tup
     if lines:
         try:
             watermark = _int(json.loads(lines[0]).get("nextBatchWatermarkMs"))
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             problems.append(f"commits/{batch_id}: corrupt JSON")
     return mtime, watermark
 
@@ -219,7 +220,7 @@ def _initial_sources(folder: Path, problems: list[str]) -> tuple[object, ...]:
     """sources/<i>/0 of each source i (NUL-prefixed, then v1 and the initial offsets)."""
     found: list[object] = []
     try:
-        indexes = sorted(int(e.name) for e in os.scandir(folder) if e.name.isdigit())
+        indexes = sorted(int(e.name) for e in os.scandir(folder) if _is_id(e.name))
     except OSError:
         return ()
     for index in indexes:
@@ -231,7 +232,7 @@ def _initial_sources(folder: Path, problems: list[str]) -> tuple[object, ...]:
         lines = read[1]
         try:
             found.append(json.loads(lines[0]))
-        except ValueError:
+        except (ValueError, RecursionError):
             problems.append(f"{name}: corrupt JSON")
     return tuple(found)
 
@@ -245,7 +246,7 @@ def _kafka_offsets(sources) -> dict[tuple[str, int], int]:
             if not isinstance(partitions, dict):
                 continue
             for partition, offset in partitions.items():
-                if str(partition).lstrip("-").isdigit() and isinstance(offset, int):
+                if _is_id(str(partition).removeprefix("-")) and isinstance(offset, int):
                     offsets[(topic, int(partition))] = offset
     return offsets
 
@@ -253,8 +254,13 @@ def _kafka_offsets(sources) -> dict[tuple[str, int], int]:
 def _int(value) -> int | None:
     try:
         return int(value) if value is not None else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _is_id(name: str) -> bool:
+    """A batch id or partition number: ASCII digits only ('²'.isdigit() is true too)."""
+    return name.isascii() and name.isdigit()
 
 
 # ---- lag: Kafka log end minus the last committed batch --------------------------------------
@@ -279,11 +285,12 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import AdminClient, OffsetSpec
 
-    from streamctl.backends.kafka import KafkaError
+    from streamctl.backends.kafka import KafkaError, new_client, socket_timeout_ms
 
     if not topics:
         return {}
-    admin = AdminClient({**client_config, "socket.timeout.ms": str(int(timeout * 1000)), "log_level": "0"})
+    admin = new_client(AdminClient, {**client_config, "socket.timeout.ms": socket_timeout_ms(timeout),
+                                     "log_level": "0"})
     ends = time.monotonic() + timeout
     try:
         md = admin.list_topics(timeout=timeout)
@@ -382,23 +389,31 @@ def read_progress_tail(path: str | os.PathLike, max_bytes: int = PROGRESS_TAIL_B
             continue
         try:
             event = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             skipped += 1
             continue
         if not isinstance(event, dict) or (query_id and event.get("id") not in (None, query_id)):
             continue
         last_event = event.get("event", last_event)
         if event.get("event") == "progress" and "batchId" in event:
-            samples.append(ProgressSample(
-                batch_id=int(event["batchId"]), timestamp=str(event.get("timestamp")),
-                num_input_rows=int(event.get("numInputRows") or 0),
-                input_rows_per_second=float(event.get("inputRowsPerSecond") or 0.0),
-                processed_rows_per_second=float(event.get("processedRowsPerSecond") or 0.0),
-                batch_duration_ms=int(event.get("batchDuration") or 0),
-                watermark=(event.get("eventTime") or {}).get("watermark"),
-                query_id=event.get("id"),
-            ))
+            try:
+                samples.append(_sample(event))
+            except (TypeError, ValueError, OverflowError, AttributeError):  # not the shape we write
+                skipped += 1
     return ProgressTail(tuple(samples), last_event, modified, skipped)
+
+
+def _sample(event: dict) -> ProgressSample:
+    watermark = (event.get("eventTime") or {}).get("watermark")
+    return ProgressSample(
+        batch_id=int(event["batchId"]), timestamp=str(event.get("timestamp")),
+        num_input_rows=int(event.get("numInputRows") or 0),
+        input_rows_per_second=float(event.get("inputRowsPerSecond") or 0.0),
+        processed_rows_per_second=float(event.get("processedRowsPerSecond") or 0.0),
+        batch_duration_ms=int(event.get("batchDuration") or 0),
+        watermark=None if watermark is None else str(watermark),
+        query_id=None if event.get("id") is None else str(event.get("id")),
+    )
 
 
 # ---- one job, observed ----------------------------------------------------------------------
@@ -459,13 +474,12 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
         checkpoint = read_checkpoint(checkpoint_dir)
     except CheckpointError as exc:
         checkpoint_error = str(exc)
-    lags = lag_error = None
+    lags = lag_error = log_ends = None
+    # Kafka's log ends and the REST API are asked at once: two silent endpoints cost one timeout.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spark-log-ends")
     if checkpoint is not None and kafka_config is not None and checkpoint.committed is not None:
         topics = {t for t, _ in checkpoint.committed_offsets()}
-        try:
-            lags = tuple(job_lag(checkpoint, log_end_offsets(kafka_config, topics, kafka_timeout)))
-        except StreamctlError as exc:
-            lag_error = str(exc)
+        log_ends = pool.submit(log_end_offsets, kafka_config, topics, kafka_timeout)
     rest = rest_error = None
     if ui_url and ask_rest and (process is None or (process[2] and not app_id)):
         try:
@@ -474,6 +488,12 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
             app_id = app_id or next((str(a.get("id")) for a in apps if isinstance(a, dict) and a.get("id")), None)
         except SparkUnreachable as exc:
             rest, rest_error = "unreachable", str(exc)
+    if log_ends is not None:
+        try:
+            lags = tuple(job_lag(checkpoint, log_ends.result()))
+        except StreamctlError as exc:
+            lag_error = str(exc)
+    pool.shutdown(wait=False)
     progress = read_progress_tail(progress_file, query_id=checkpoint.query_id if checkpoint else None) \
         if progress_file else None
     return JobView(

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Iterator
 from kazoo.client import KazooClient
 from kazoo.exceptions import (
     AuthFailedError, BadVersionError, KazooException, NoAuthError, NodeExistsError, NoNodeError,
-    NotEmptyError, ZookeeperError,
+    NotEmptyError, SessionClosedRequireSaslError, ZookeeperError,
 )
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
@@ -163,18 +163,23 @@ class ZooKeeperBackend:
             command_retry={"max_tries": 3, "delay": 0.1, "deadline": self.timeout},
             **self.client_options,
         )
+        if self.client_options.get("sasl_options"):
+            _failed_login_is_auth_failure(client)
         try:
-            client.start(timeout=self.timeout)
+            _start_within(client, self.timeout)
         except KazooTimeoutError:
             raise ZooKeeperError(f"ZooKeeper unreachable at {self.hosts}: "
                                  f"no session within {self.timeout:g} s") from None
         except AuthFailedError:
             client.stop()
-            raise ZooKeeperError(f"ZooKeeper at {self.hosts} refused the credentials (auth failed)") from None
+            raise self._refused() from None
         except KazooException as exc:
             client.stop()
             raise ZooKeeperError(f"ZooKeeper at {self.hosts}: {_reason(exc)}") from None
         return client
+
+    def _refused(self) -> ZooKeeperError:
+        return ZooKeeperError(f"ZooKeeper at {self.hosts} refused the credentials (auth failed)")
 
     def close(self) -> None:
         with self._lock:
@@ -199,6 +204,11 @@ class ZooKeeperBackend:
             raise
         except NoAuthError:
             raise ZooKeeperError(f"not authorised: {what}") from None
+        except AuthFailedError:  # the SASL login failed after the session was set up
+            raise self._refused() from None
+        except SessionClosedRequireSaslError:
+            raise ZooKeeperError(f"ZooKeeper at {self.hosts} requires SASL authentication: "
+                                 "set zookeeper.sasl in the context") from None
         except (ZookeeperError, KazooException) as exc:
             raise ZooKeeperError(f"{what}: {_reason(exc)}") from None
 
@@ -451,6 +461,39 @@ class ZooKeeperBackend:
     def _writable(self) -> None:
         if self.read_only:
             raise ZooKeeperError("this ZooKeeper session was opened read-only")
+
+
+def _failed_login_is_auth_failure(client: KazooClient) -> None:
+    """kazoo (2.11) ends a session cleanly when a SASL login answers AuthFailed, but a server
+    that enforces SASL (enforce.auth.enabled, sessionRequireClientSASLAuth) answers a wrong
+    password with SessionClosedRequireSasl, which kills kazoo's connection thread with a
+    traceback on stderr and leaves requests to fail with ConnectionLoss. Turn that answer into
+    the AuthFailedError it means, so the session ends as AUTH_FAILED and requests say so."""
+    connection = client._connection
+    authenticate = connection._authenticate_with_sasl
+
+    def authenticate_or_fail(host, timeout):
+        try:
+            return authenticate(host, timeout)
+        except SessionClosedRequireSaslError as exc:
+            raise AuthFailedError("SASL login refused") from exc
+
+    connection._authenticate_with_sasl = authenticate_or_fail
+
+
+def _start_within(client: KazooClient, timeout: float) -> None:
+    """kazoo's start(timeout), except that a client which timed out is stopped in the background:
+    kazoo's own stop() first waits for the connection attempt in flight, which against an
+    endpoint that accepts and never answers lasts the whole session timeout."""
+    client.start_async().wait(timeout=timeout)
+    if not client.connected:
+        threading.Thread(target=_discard, args=(client,), name="zk-discard", daemon=True).start()
+        raise KazooTimeoutError("Connection time-out")
+
+
+def _discard(client: KazooClient) -> None:
+    client.stop()
+    client.close()
 
 
 @contextmanager

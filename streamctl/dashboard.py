@@ -77,8 +77,8 @@ class Dashboard:
             if snap.taken_at - self._last_sample >= 60:
                 store.record(self.context_name, snap.lags, snap.taken_at)
                 self._last_sample = snap.taken_at
-            return {g.id: store.evaluate(self.context_name, g.id, snap.taken_at, thresholds.allowed_lag,
-                                         thresholds.stall_window_seconds) for g in snap.groups}
+            return store.evaluate_groups(self.context_name, [g.id for g in snap.groups], snap.taken_at,
+                                         thresholds.allowed_lag, thresholds.stall_window_seconds)
 
     # ---- ZooKeeper ------------------------------------------------------------------------
 

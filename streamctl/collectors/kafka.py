@@ -26,15 +26,15 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     filters = Filters.from_context(ctx)
     backend = kafka_backend or KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
     left = deadline_at - time.monotonic()
-    reserve = min(PROBE_RESERVE, left / 4)  # kept to find the broker a stalled read waited for
+    reserve = min(PROBE_RESERVE, left * 0.35)  # kept to find the broker a stalled read waited for
     deadline = Deadline(ctx.kafka.timeout, left - reserve)
     try:
         snap = backend.snapshot(deadline=deadline, group_filter=filters.group)
     except KafkaError as exc:
         if time.monotonic() >= deadline_at - reserve - 0.1:
-            silent, timeout = _silent(ctx, ctx.kafka.bootstrap_servers.split(","), deadline_at)
-            raise NotEvaluated("; ".join([f"no answer within the deadline ({exc})",
-                                          *(b.describe(timeout) for b in silent)])) from None
+            silent = _silent(ctx.kafka.bootstrap_servers.split(","), deadline_at)
+            why = "; ".join(b.describe() for b in silent) or "no answer within the deadline"
+            raise NotEvaluated(f"{why} ({exc})") from None
         return [Finding(Severity.CRIT, "kafka", "cluster", "KAFKA_UNREACHABLE",
                         f"Kafka unreachable at {ctx.kafka.bootstrap_servers}: {exc}")], \
                [Metric("kafka_up", 0, "1 when the cluster answered", min=0, max=1)]
@@ -42,33 +42,30 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     thresholds = ctx.thresholds
     with LagStore(lag_store or default_path()) as store:
         store.record(ctx.name, snap.lags, now)
-        statuses = {g.id: store.evaluate(ctx.name, g.id, now, thresholds.allowed_lag,
-                                         thresholds.stall_window_seconds)
-                    for g in snap.groups if filters.group(g.id)}
+        statuses = store.evaluate_groups(ctx.name, [g.id for g in snap.groups if filters.group(g.id)], now,
+                                         thresholds.allowed_lag, thresholds.stall_window_seconds)
         snap = replace(snap, lags=tuple(
             _with_history_seconds(store, ctx.name, lag, now) for lag in snap.lags))
     findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
     if snap.errors:  # partial: say which broker (if any) did not answer
-        findings += _silent_findings(ctx, snap, deadline_at)
+        findings += _silent_findings(snap, deadline_at)
     metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))
     return findings, metrics
 
 
-def _silent(ctx, addresses: list[str], deadline_at: float, known_ids=None) -> tuple[list, float]:
-    """The brokers among `addresses` that do not answer, in the time left before the deadline."""
+def _silent(addresses: list[str], deadline_at: float, known_ids=None) -> list:
+    """The brokers among `addresses` that do not answer, asked in the time left before the deadline."""
     from streamctl.backends.kafka_probe import silent_brokers
 
-    timeout = min(PROBE_TIMEOUT, deadline_at - time.monotonic() - 0.6)
-    if timeout < 0.3:
-        return [], timeout
-    return silent_brokers(ctx.kafka.client_config(), addresses, timeout, known_ids), timeout
+    timeout = min(PROBE_TIMEOUT, deadline_at - time.monotonic() - 0.4)
+    return silent_brokers(addresses, timeout, known_ids) if timeout >= 0.3 else []
 
 
-def _silent_findings(ctx, snap, deadline_at: float) -> list[Finding]:
+def _silent_findings(snap, deadline_at: float) -> list[Finding]:
     registered = {f"{b.host}:{b.port}": b.id for b in snap.brokers}
-    silent, timeout = _silent(ctx, list(registered), deadline_at, registered)
     return [Finding(Severity.UNKNOWN, "kafka", f"broker {b.broker_id}" if b.broker_id is not None else b.address,
-                    "KAFKA_BROKER_SILENT", f"{b.describe(timeout)} (still registered)") for b in silent]
+                    "KAFKA_BROKER_SILENT", f"{b.describe()} (still registered)")
+            for b in _silent(list(registered), deadline_at, registered)]
 
 
 def _with_history_seconds(store, context: str, lag, now: float):

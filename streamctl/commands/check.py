@@ -49,7 +49,7 @@ def check_command(session: Session, component: str | None, fmt: str, prometheus_
         if fmt == "nagios":
             click.echo(f"STREAMCTL UNKNOWN: {exc}")
         raise
-    evaluation = evaluate(ctx, components, timeout)
+    evaluation = evaluate(ctx, components, _left_of(timeout))
     now = time.time()
     if prometheus_textfile:
         check.write_prometheus_textfile(evaluation, prometheus_textfile, now)
@@ -57,6 +57,27 @@ def check_command(session: Session, component: str | None, fmt: str, prometheus_
               "prometheus": lambda e: check.render_prometheus(e, now)}[fmt]
     click.echo(render(evaluation).rstrip("\n"))
     _exit_now(check.exit_code(evaluation))
+
+
+def _left_of(timeout: float) -> float:
+    """What is left of --timeout: it counts from this process's start (interpreter start-up,
+    imports and reading the config included), as the monitoring system that runs `check` does."""
+    return max(0.1, round(timeout - _seconds_since_start(), 1))
+
+
+def _seconds_since_start() -> float:
+    """Linux: the process's start in /proc/self/stat (clock ticks after boot) against
+    CLOCK_BOOTTIME; elsewhere 0 (the deadline then counts from here)."""
+    import os
+    import time
+
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
 
 
 def _exit_now(code: int) -> None:

@@ -8,7 +8,7 @@ from dataclasses import asdict
 import click
 
 from streamctl.commands.common import OUTPUT, Session, emit
-from streamctl.errors import UsageError
+from streamctl.errors import StreamctlError, UsageError
 
 
 def _kafka(session: Session):
@@ -16,6 +16,24 @@ def _kafka(session: Session):
 
     ctx = session.context()
     return ctx, KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+
+
+def _incomplete(snap) -> None:
+    """One stderr line when part of the snapshot could not be read (the output shows '-' there)."""
+    if snap.errors:
+        more = f" (and {len(snap.errors) - 1} more)" if len(snap.errors) > 1 else ""
+        click.echo(f"streamctl: warning: incomplete: could not read {snap.errors[0]}{more}", err=True)
+
+
+def _groups_read(snap, name: str | None = None) -> None:
+    """No groups (or not the one asked for) in a partial snapshot means unknown, not absent."""
+    missing = snap.group(name) is None if name else not snap.groups
+    if missing and snap.errors:
+        what = f"consumer group {name!r}" if name else "consumer groups"
+        raise StreamctlError(f"{what} unreadable: {snap.errors[0]}")
+    if name and snap.group(name) is None:
+        raise UsageError(f"no consumer group {name!r} in the cluster")
+    _incomplete(snap)
 
 
 @click.command("brokers")
@@ -52,6 +70,7 @@ def topics_list(session: Session, output: str, internal: bool, sort: str) -> Non
 
     ctx, kafka = _kafka(session)
     snap = kafka.snapshot(groups=False)
+    _incomplete(snap)
     filters = Filters.from_context(ctx)
     rows = [serialize.topic_summary(t) for t in snap.topics
             if (internal or not t.internal) and filters.topic(t.name)]
@@ -75,6 +94,7 @@ def topics_describe(session: Session, name: str, output: str) -> None:
     topic = snap.topic(name)
     if topic is None:
         raise UsageError(f"no topic {name!r} in the cluster")
+    _incomplete(snap)
     from streamctl.ui_console import topic_detail
 
     emit(output, serialize.topic_detail(topic, serialize.consuming_groups(snap, name)), topic_detail)
@@ -96,6 +116,7 @@ def groups_list(session: Session, output: str, sort: str) -> None:
 
     ctx, kafka = _kafka(session)
     snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
+    _groups_read(snap)
     rows = [serialize.group_summary(g, snap) for g in snap.groups]
     if sort == "lag":
         rows.sort(key=lambda r: r["lag"], reverse=True)
@@ -114,9 +135,8 @@ def groups_describe(session: Session, name: str, output: str) -> None:
 
     _, kafka = _kafka(session)
     snap = kafka.snapshot(group_filter=lambda g: g == name)
+    _groups_read(snap, name)
     group = snap.group(name)
-    if group is None:
-        raise UsageError(f"no consumer group {name!r} in the cluster")
     from streamctl.ui_console import group_detail
 
     emit(output, serialize.group_detail(group, snap), group_detail)
@@ -135,8 +155,7 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
     ctx, kafka = _kafka(session)
     keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
     snap = kafka.snapshot(group_filter=keep)
-    if name and snap.group(name) is None:
-        raise UsageError(f"no consumer group {name!r} in the cluster")
+    _groups_read(snap, name)
     rows = [serialize.lag(l) for l in snap.lags]
     if sort == "lag":
         rows.sort(key=lambda r: (r["lag"] or 0), reverse=True)

@@ -20,6 +20,7 @@ HEADLESS = [
     "streamctl.sandbox_secure",
     "streamctl.maven",
     "streamctl.backends.kafka",
+    "streamctl.backends.kafka_probe",
     "streamctl.check",
     "streamctl.evaluate",
     "streamctl.health",

@@ -44,8 +44,14 @@ class DataScreen(Screen):
         self.reload()
 
     def _tick(self) -> None:
-        if self.is_current:
+        # A fetch slower than the interval (a silent backend) finishes first: cancelling it
+        # on every tick would drop each result and pile up blocked threads.
+        if self.is_current and not self._fetching():
             self.reload()
+
+    def _fetching(self) -> bool:
+        return any(w.node is self and w.group == "fetch" and not (w.is_finished or w.is_cancelled)
+                   for w in self.app.workers)
 
     def reload(self) -> None:
         self._fetch()

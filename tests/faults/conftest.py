@@ -1,0 +1,94 @@
+"""Controls the fault tests need on top of the session sandbox: bring every service back,
+and prove the stack healthy again before the next test (or module) runs."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from streamctl import procs
+from streamctl.agents.sandbox_addon import AGENT_SERVICE
+from streamctl.backends.flume import FlumeError, fetch
+from streamctl.errors import StreamctlError
+from streamctl.jobs import launcher
+from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
+from streamctl.sandbox import zookeeper_mode
+
+START_ORDER = ("zookeeper", "broker", "flume", "spark")
+
+
+def _partitions_in_sync(sandbox) -> bool:
+    try:
+        md = sandbox.kafka(timeout=5).metadata()
+    except StreamctlError:
+        return False
+    expected = {s.node_id for s in sandbox.sandbox.state().by_role("broker")}
+    return {b.id for b in md.brokers} == expected and not any(p.under_replicated for p in md.partitions)
+
+
+def _preferred_leaders(sandbox) -> bool:
+    """Every partition led by its preferred replica (a restarted broker gets its leaderships
+    back only at Kafka's next imbalance check, minutes later): elect them now."""
+    from streamctl.backends.kafka_admin import KafkaAdmin
+
+    try:
+        admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=5)
+        moved = [(p.topic, p.partition) for p in admin.metadata().partitions
+                 if p.replicas and p.leader != p.replicas[0]]
+        if moved:
+            admin.elect_preferred(moved)
+        return not moved
+    except StreamctlError:
+        return False
+
+
+def _job_run(sandbox):
+    return launcher.load_run(JOB, runs_root(sandbox.sandbox))
+
+
+def _flume_answers(sandbox) -> bool:
+    _, agent = sandbox.sandbox.service(AGENT_SERVICE)
+    try:
+        fetch(f"http://127.0.0.1:{agent.port}/metrics", timeout=2.0)
+    except FlumeError:
+        return False
+    return True
+
+
+def restore(sandbox) -> None:
+    """Resume paused services, restart dead ones (ZooKeeper, brokers, then the demo pipeline),
+    then wait until ZooKeeper serves, every broker is registered with every partition in sync
+    and led by its preferred replica, the Flume agent answers and the Spark job runs."""
+    sb = sandbox.sandbox
+    state = sb.state()
+    for service in state.services:
+        if service.alive and procs.is_paused(service.pid):
+            os.kill(service.pid, signal.SIGCONT)
+    for role in START_ORDER:
+        for service in state.by_role(role):
+            if service.name == JOB_SERVICE:
+                run = _job_run(sandbox)  # `jobs start` may run it under another pid than the sandbox's
+                if run is not None and run.alive:
+                    continue
+            if not service.alive:
+                sb.start_service(service.name)  # waits until the service is ready
+    zookeeper = state.by_role("zookeeper")
+    sandbox.wait_until(lambda: all(zookeeper_mode(s.port) for s in zookeeper), timeout=30,
+                       what="ZooKeeper serving")
+    sandbox.wait_until(lambda: _partitions_in_sync(sandbox), timeout=90,
+                       what="every broker registered and every partition in sync")
+    sandbox.wait_until(lambda: _preferred_leaders(sandbox), timeout=60, interval=1.0,
+                       what="every partition led by its preferred replica")
+    sandbox.wait_until(lambda: _flume_answers(sandbox), timeout=60, what="the Flume agent answering")
+    sandbox.wait_until(lambda: (run := _job_run(sandbox)) is not None and run.alive, timeout=60,
+                       what="the Spark job running")
+
+
+@pytest.fixture(autouse=True)
+def healthy_afterwards(sandbox):
+    """Whatever a fault test did or failed to undo, later tests get the whole stack back."""
+    yield
+    restore(sandbox)
+
