@@ -40,8 +40,12 @@ class KafkaError(StreamctlError):
 
 
 def socket_timeout_ms(timeout: float) -> str:
-    """librdkafka's socket.timeout.ms for a per-call timeout, kept inside its range 10..300000."""
-    return str(min(max(int(timeout * 1000), 10), 300_000))
+    """librdkafka's socket.timeout.ms for a per-call timeout: three times it, at least 30 s (kept
+    inside librdkafka's 10..300000). Every call is bounded by its own timeout anyway; a socket
+    timeout as short as the call's tears connections down under in-flight group requests, and
+    librdkafka 2.16 can then abort the process (rd_kafka_enq_once_del_source_return assertion,
+    confluentinc/librdkafka#4605)."""
+    return str(min(max(int(timeout * 3000), 30_000), 300_000))
 
 
 def new_client(factory, config: dict[str, str]):
