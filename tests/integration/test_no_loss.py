@@ -18,7 +18,7 @@ from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.ops import audit
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
-from tests.tui.test_dashboard_live import app_for, settle
+from tests.tui.test_dashboard_live import app_for, open_reset_plan, settle
 
 pytestmark = pytest.mark.integration
 
@@ -90,12 +90,7 @@ async def test_dashboard_reset_failing_mid_commit_keeps_the_undo_file(sandbox, t
     topic, group, base, config, admin, frozen = frozen_commit
     app = app_for(config)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("4")
-        await settle(app, pilot)
-        await pilot.press("slash", *group, "enter", "o")
-        await pilot.pause()
-        await pilot.click("#plan")
-        await settle(app, pilot)
+        await open_reset_plan(app, pilot, group)
         await pilot.click("#execute")
         await settle(app, pilot)
         assert frozen, "the commit ran with the coordinator frozen"

@@ -39,6 +39,16 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
+async def open_reset_plan(app, pilot, group: str) -> None:
+    """Groups screen, filter to `group`, open the reset dialog and ask for its plan."""
+    await pilot.press("4")
+    await settle(app, pilot)
+    await pilot.press("slash", *group, "enter", "o")
+    await pilot.pause()
+    await pilot.click("#plan")
+    await settle(app, pilot)
+
+
 def rows(app, selector: str = "DataTable") -> list[list[str]]:
     table = app.screen.query_one(selector, DataTable)
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
@@ -81,12 +91,7 @@ async def test_reset_offsets_through_the_dialog(sandbox, scene, tmp_path):
     topic, group, config, admin = scene
     app = app_for(config)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("4")
-        await settle(app, pilot)
-        await pilot.press("slash", *group, "enter", "o")
-        await pilot.pause()
-        await pilot.click("#plan")
-        await settle(app, pilot)
+        await open_reset_plan(app, pilot, group)
         assert isinstance(app.screen, PlanDialog)
         assert len(rows(app, "#plan-changes")) == 3
         await pilot.click("#execute")
