@@ -26,10 +26,12 @@ class KafkaAdmin(KafkaBackend):
                        f"reading offsets of group {group!r}")
         return {(tp.topic, tp.partition): tp.offset for tp in answer.topic_partitions if tp.offset >= 0}
 
-    def offsets(self, partitions: list[tuple[str, int]], spec: OffsetSpec) -> dict[tuple[str, int], int]:
-        """list_offsets for many partitions at once (earliest, latest or for a timestamp)."""
+    def offsets(self, partitions: list[tuple[str, int]], timestamp: int) -> dict[tuple[str, int], int]:
+        """list_offsets for many partitions at once: `timestamp` in ms, or EARLIEST / LATEST
+        (plain numbers, so a call can cross a process boundary: OffsetSpec does not pickle)."""
         if not partitions:
             return {}
+        spec = OffsetSpec(timestamp)
         futures = self._admin.list_offsets({TopicPartition(t, p): spec for t, p in partitions},
                                            request_timeout=self.timeout)
         return {(tp.topic, tp.partition): _call(lambda f=f: f.result(timeout=self.timeout + 5).offset,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
+import operator
 import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 
-from confluent_kafka.admin import OffsetSpec
 
 from streamctl import paths
 from streamctl.atomic import write_atomic
@@ -144,7 +145,7 @@ def to_csv(offsets: dict[tuple[str, int], int]) -> str:
 def describe_group(admin, group: str):
     """The group's description; a group the cluster does not know is an error."""
     # The snapshot first: an unreachable cluster is that error, not "no such group".
-    snap = admin.snapshot(lag_time=False, group_filter=lambda g: g == group)
+    snap = admin.snapshot(lag_time=False, group_filter=partial(operator.eq, group))
     if group not in admin.group_ids():
         raise UsageError(f"no consumer group {group!r} in the cluster")
     return snap, snap.group(group)
@@ -231,7 +232,7 @@ def _requested(admin, group_id, mode, value, chosen, committed, starts, ends,
         now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
         stamp = parse_datetime(value) if mode == "to-datetime" \
             else now_ms - int(parse_duration(value).total_seconds() * 1000)
-        found = admin.offsets(chosen, OffsetSpec.for_timestamp(stamp))
+        found = admin.offsets(chosen, stamp)
         # No record at or after the timestamp: the log end, as Kafka's tool does.
         return {tp: found[tp] if found.get(tp, -1) >= 0 else ends[tp] for tp in chosen}
     if mode == "from-file":

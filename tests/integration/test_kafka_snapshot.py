@@ -7,8 +7,9 @@ import time
 
 import pytest
 from confluent_kafka import Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
+from confluent_kafka.admin import AdminClient
 
+from streamctl.backends.kafka import EARLIEST, LATEST
 from streamctl.backends.kafka_admin import KafkaAdmin
 from tests.integration.kafka_helpers import commit, produce, unique
 
@@ -35,8 +36,8 @@ def test_watermarks_equal_the_admin_api_including_a_moved_log_start(sandbox):
 
     reference = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
     keys = [(topic, p) for p in range(3)]
-    earliest = reference.offsets(keys, OffsetSpec.earliest())
-    latest = reference.offsets(keys, OffsetSpec.latest())
+    earliest = reference.offsets(keys, EARLIEST)
+    latest = reference.offsets(keys, LATEST)
     states = {(p.topic, p.partition): p for p in snap.topic_partitions(topic)}
     assert {k: (states[k].low, states[k].high) for k in keys} == {k: (earliest[k], latest[k]) for k in keys}
     assert states[(topic, 1)].low == 12 and states[(topic, 2)].high == 30
