@@ -46,10 +46,14 @@ class Dashboard:
     _flume_polls: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        from streamctl.backends.kafka_admin import KafkaAdmin
+        from streamctl import paths
+        from streamctl.backends.kafka_process import KafkaProcess
 
         self.read_only = self.read_only or bool(getattr(self.ctx, "read_only", False))
-        self.kafka = KafkaAdmin(self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout)
+        # In a child process: librdkafka can abort the process it runs in (see kafka_process).
+        self.kafka = KafkaProcess(self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout,
+                                  log_path=paths.state_dir() / "kafka-client.log")
+        self.kafka.start()
 
     @property
     def context_name(self) -> str:
@@ -94,10 +98,12 @@ class Dashboard:
         return self._zk
 
     def close(self) -> None:
-        """End the ZooKeeper session (and its watches); the app calls this when it exits."""
+        """End the ZooKeeper session (and its watches) and the Kafka client process; the app
+        calls this when it exits or switches context."""
         zk, self._zk = self._zk, None
         if zk is not None:
             zk.close()
+        self.kafka.close()
 
     def zk_ensemble(self) -> list:
         from streamctl.backends.zookeeper_ensemble import probe_ensemble
