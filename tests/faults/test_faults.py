@@ -323,12 +323,10 @@ FAULTS = [
         (Command(("brokers", "-o", "json"), "either", KAFKA_TIMEOUT),
          Command(("topics", "list", "-o", "json"), "either", KAFKA_TIMEOUT),
          Command(("groups", "list", "-o", "json"), "either", KAFKA_TIMEOUT)),
-        inject=pause("kafka-2", 5.0), heal=resume("kafka-2"), check_timeout=4.0, transient=True),
-    # No dashboard part here: with a broker frozen past the client's socket timeout while group
-    # requests are in flight, librdkafka 2.16 can abort the whole process (assertion in
-    # rd_kafka_enq_once_del_source_return, confluentinc/librdkafka#4605, fix PR #5397 open). In
-    # this in-process Pilot test that abort kills pytest itself; the CLI runs above are separate
-    # processes. Known and open: see the README's Reliability table.
+        inject=pause("kafka-2", 5.0), heal=resume("kafka-2"), check_timeout=4.0, transient=True,
+        overview=("kafka",), overview_states=("UNKNOWN", "CRIT"),
+        overview_text=r"broker 2 (at {kafka-2} did not answer|down)", dashboard_kafka_timeout=2.0,
+        dashboard_inject=pause("kafka-2", 9.0)),
 ]
 
 
