@@ -35,14 +35,8 @@ def answering(routes: Mapping[str, Route]):
         def log_message(self, *_args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @contextmanager
@@ -61,10 +55,16 @@ def four_letter(answers: Mapping[str, bytes]):
 
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    with serving(server) as port:
+        yield f"127.0.0.1:{port}"
+
+
+@contextmanager
+def serving(server: socketserver.BaseServer):
+    """Serve on a background thread for the block; yields the port."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"127.0.0.1:{server.server_address[1]}"
+        yield server.server_address[1]
     finally:
         server.shutdown()
         server.server_close()
