@@ -1,16 +1,21 @@
 """Benchmark: the dashboard's start-up, memory and event-loop stalls on a large cluster.
 
-    .venv/bin/python -m bench.tui_bench [--topics 300] [--partitions 6] [--groups 300]
+    .venv/bin/python -m bench.tui_bench [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
+                                        [--bootstrap HOST:PORT,...] [--trace-out DIR]
 
-Starts its own sandbox (3 brokers), creates the topics and groups, then runs `streamctl` in a
-pseudo-terminal (120x40) with STREAMCTL_TRACE set and measures, as whole processes:
+Starts its own sandbox (3 brokers), creates the topics and groups (or measures the populated
+cluster at --bootstrap), then runs `streamctl` in a pseudo-terminal (120x40) with STREAMCTL_TRACE
+set, --runs times, and measures, as whole processes:
   first paint   process start -> the Overview's first frame (target < 1.0 s), and -> the
                 Overview painted with every component evaluated
   memory        resident set after the Topics and Groups screens loaded everything (< 150 MB),
                 the dashboard's and its Kafka client process's together
-  worst stall   the latest a 10 ms event-loop timer fired while screens refreshed (< 50 ms),
-                over the whole run (start-up included) and once the first Overview painted
-Baseline, same run, same harness: a minimal Textual app painting one line.
+  worst stall   the latest a 10 ms event-loop timer fired (< 50 ms during a refresh): once the
+                Overview painted, split into screen switches (the 1.5 s after a key press: the
+                new screen's first load) and refreshes (every other moment); and the whole run
+Baseline, same runs, same harness and stall probe: a minimal Textual app painting one line.
+STREAMCTL_TRACE_SLOW=seconds also logs every event-loop callback slower than that (asyncio
+debug mode: slower overall, for finding a stall, not for the numbers).
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ import pty
 import select
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -38,13 +45,24 @@ import json, os, sys, time
 from textual.app import App
 from textual.widgets import Static
 class Hello(App):
+    expected = None
+    worst = 0.0
     def compose(self):
         yield Static("hello")
     def on_mount(self):
         self.call_after_refresh(self.painted)
-    def painted(self):
+        self.set_interval(0.01, self.tick)  # the same stall probe as the dashboard's
+    def write(self, **event):
         with open(os.environ["STREAMCTL_TRACE"], "a") as f:
-            f.write(json.dumps({"event": "overview_painted", "time": time.time()}) + "\\n")
+            f.write(json.dumps({"time": time.time(), **event}) + "\\n")
+    def painted(self):
+        self.write(event="overview_painted")
+    def tick(self):
+        now = time.monotonic()
+        if self.expected is not None and now - self.expected > self.worst:
+            self.worst = now - self.expected
+            self.write(event="stall", worst_ms=round(self.worst * 1000, 1))
+        self.expected = now + 0.01
 Hello().run()
 """
 
@@ -67,8 +85,22 @@ def memory_mb(pid: int) -> tuple[float, float, float]:
     return rss[0], sum(rss[1:]), pss
 
 
-def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, bytes]], linger: float):
-    """Start argv in a pty; returns (first paint seconds, rss MB at the end, worst stall ms)."""
+SWITCH_WINDOW = 1.5  # seconds after a key press that count as the screen switch (its first load)
+
+
+@dataclass
+class Run:
+    frame: float  # process start -> the Overview's first frame (s)
+    painted: float  # process start -> the Overview painted with every component evaluated (s)
+    memory: tuple[float, float, float]  # dashboard RSS, Kafka client process RSS, PSS of both (MB)
+    worst: float  # worst stall over the whole run, start-up included (ms)
+    worst_switch: float  # worst stall within SWITCH_WINDOW of a screen switch, once painted (ms)
+    worst_refresh: float  # worst stall at any other time once painted: the refreshes (ms)
+    pyspark_imported: bool
+
+
+def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, bytes]], linger: float) -> Run:
+    """Start argv in a pty, send `keys` (delay after the first paint, key), measure."""
     started = time.time()
     pid, fd = pty.fork()
     if pid == 0:
@@ -82,7 +114,8 @@ def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, 
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     painted = frame = None
     deadline = time.time() + 60
-    pending = list(keys)
+    pending: list[tuple[float, bytes]] = []  # scheduled once the Overview painted
+    pressed: list[float] = []
     end = None
     while time.time() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.05)
@@ -102,17 +135,21 @@ def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, 
                 pending = [(time.time() + delay, key) for delay, key in keys]
         if pending and time.time() >= pending[0][0]:
             os.write(fd, pending.pop(0)[1])
+            pressed.append(time.time())
         if end is not None and time.time() >= end and not pending:
             break
     memory = memory_mb(pid)
     os.kill(pid, signal.SIGTERM)
     os.waitpid(pid, 0)
+    if painted is None:
+        raise SystemExit(f"{argv[0]}: no painted Overview within 60 s")
     stalls = [e["worst_ms"] for e in events(trace) if e["event"] == "stall"]
-    painted_at = started + painted if painted is not None else float("inf")
-    steady = [e["ms"] for e in events(trace) if e["event"] == "late" and e["time"] > painted_at]
-    imported = [e.get("pyspark_imported") for e in events(trace) if e["event"] == "overview_painted"]
-    return (painted, memory, (max(stalls) if stalls else None), imported, frame,
-            max(steady, default=0.0))
+    late = [e for e in events(trace) if e["event"] == "late" and e["time"] > started + painted]
+    switching = [e["ms"] for e in late if any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)]
+    refreshing = [e["ms"] for e in late if not any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)]
+    imported = any(e.get("pyspark_imported") for e in events(trace) if e["event"] == "overview_painted")
+    return Run(frame, painted, memory, max(stalls, default=0.0), max(switching, default=0.0),
+               max(refreshing, default=0.0), imported)
 
 
 def main() -> None:
@@ -120,39 +157,71 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=300)
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--groups", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=3, help="dashboard runs (each with its baseline run)")
+    parser.add_argument("--bootstrap", metavar="HOST:PORT,...",
+                        help="measure this already populated cluster instead of a new sandbox")
+    parser.add_argument("--trace-out", metavar="DIR", help="keep the dashboard's trace events (JSON lines) here")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="streamctl-tui-bench-"))
     sandbox = Sandbox(root=tmp / "state" / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
-    state, _ = sandbox.up(brokers=3, with_addons=False)
+    ours: list[Run] = []
+    base: list[Run] = []
     try:
-        populate(state.bootstrap_servers, args.topics, args.partitions, args.groups)
+        if args.bootstrap:
+            bootstrap = args.bootstrap
+        else:
+            bootstrap = sandbox.up(brokers=3, with_addons=False)[0].bootstrap_servers
+            populate(bootstrap, args.topics, args.partitions, args.groups)
         config = tmp / "bench.yaml"
         config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
-            "kafka": {"bootstrap_servers": state.bootstrap_servers, "expected_brokers": 3}}}}))
-        env = {"STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp / "state"), "TERM": "xterm-256color"}
-        ours_trace, base_trace = tmp / "ours.jsonl", tmp / "base.jsonl"
-        # After the first paint: Topics (3), Groups (4), each refreshed twice (refresh every 2 s).
-        keys = [(1.0, b"3"), (5.0, b"4"), (9.0, b"3")]
-        ours = run_in_pty([STREAMCTL, "dashboard", "--refresh", "2"], {**env, "STREAMCTL_TRACE": str(ours_trace)},
-                          ours_trace, keys, linger=13)
-        base = run_in_pty([sys.executable, "-c", BASELINE_APP], {**env, "STREAMCTL_TRACE": str(base_trace)},
-                          base_trace, [], linger=1)
+            "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3}}}}))
+        env = {"STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp / "state"), "TERM": "xterm-256color",
+               **{k: v for k, v in os.environ.items() if k.startswith("STREAMCTL_TRACE_")}}
+        # After the first paint: Topics (3), Groups (4), Topics again, Overview (1); each screen
+        # refreshes about twice (every 2 s) before the next switch.
+        keys = [(1.0, b"3"), (5.0, b"4"), (9.0, b"3"), (13.0, b"1")]
+        for run in range(args.runs):
+            ours_trace, base_trace = tmp / f"ours-{run}.jsonl", tmp / f"base-{run}.jsonl"
+            ours.append(run_in_pty([STREAMCTL, "dashboard", "--refresh", "2"],
+                                   {**env, "STREAMCTL_TRACE": str(ours_trace)}, ours_trace, keys, linger=17))
+            base.append(run_in_pty([sys.executable, "-c", BASELINE_APP],
+                                   {**env, "STREAMCTL_TRACE": str(base_trace)}, base_trace, [], linger=1))
+            if args.trace_out:
+                Path(args.trace_out).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(ours_trace, Path(args.trace_out) / ours_trace.name)
     finally:
-        sandbox.down(wipe=True)
+        if not args.bootstrap:
+            sandbox.down(wipe=True)
         shutil.rmtree(tmp, ignore_errors=True)
+    report(args, ours, base)
+
+
+def report(args, ours: list[Run], base: list[Run]) -> None:
+    def median(values) -> float:
+        return statistics.median(values)
+
+    def spread(values) -> str:
+        return f"median {median(values):6.1f}, max {max(values):6.1f}"
+
+    frame, base_frame = median(r.frame for r in ours), median(r.frame for r in base)
+    resident = [r.memory[0] + r.memory[1] for r in ours]
     print()
-    print(f"cluster: 3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups")
-    print(f"  first painted Overview (its frame)   {ours[4]:6.3f} s   (target < 1.0 s)")
-    print(f"  baseline: minimal Textual app paint  {base[0]:6.3f} s   ratio {ours[4] / base[0]:4.1f}x")
-    print(f"  Overview painted with evaluated data {ours[0]:6.3f} s")
-    dashboard, kafka_client, proportional = ours[1]
-    print(f"  resident memory after all screens    {dashboard + kafka_client:6.1f} MB  (target < 150 MB):"
-          f" dashboard {dashboard:.1f} + Kafka client process {kafka_client:.1f}; PSS {proportional:.1f} MB")
-    print(f"  baseline: minimal Textual app        {base[1][0]:6.1f} MB  ratio "
-          f"{(dashboard + kafka_client) / base[1][0]:4.1f}x")
-    print(f"  worst event-loop stall, whole run    {ours[2]:6.1f} ms  (target < 50 ms)")
-    print(f"  worst stall once the Overview painted {ours[5]:5.1f} ms  (screen switches, refreshes)")
-    print(f"  pyspark imported by the dashboard:   {any(ours[3])}")
+    print(f"cluster: 3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups; "
+          f"{len(ours)} runs, medians")
+    print(f"  first painted Overview (its frame)   {frame:6.3f} s   (target < 1.0 s)")
+    print(f"  baseline: minimal Textual app paint  {base_frame:6.3f} s   ratio {frame / base_frame:4.1f}x")
+    print(f"  Overview painted with evaluated data {median(r.painted for r in ours):6.3f} s")
+    dashboard, client, pss = (median(r.memory[i] for r in ours) for i in range(3))
+    print(f"  resident memory after all screens    {median(resident):6.1f} MB  (target < 150 MB):"
+          f" dashboard {dashboard:.1f} + Kafka client process {client:.1f}; PSS {pss:.1f} MB")
+    base_memory = median(r.memory[0] for r in base)
+    print(f"  baseline: minimal Textual app        {base_memory:6.1f} MB  ratio {median(resident) / base_memory:4.1f}x")
+    print("  worst event-loop stall (ms), per run, then")
+    print(f"    during refreshes, once painted     {spread([r.worst_refresh for r in ours])}   (target < 50 ms)")
+    print(f"    screen switches (first {SWITCH_WINDOW:g} s)      {spread([r.worst_switch for r in ours])}")
+    print(f"    whole run, start-up included       {spread([r.worst for r in ours])}")
+    print(f"    baseline app, whole run            {spread([r.worst for r in base])}")
+    print(f"  pyspark imported by the dashboard:   {any(r.pyspark_imported for r in ours)}")
 
 
 if __name__ == "__main__":

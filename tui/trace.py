@@ -31,7 +31,7 @@ class Trace:
             now = time.monotonic()
             if self._expected is not None:
                 late = now - self._expected
-                if late > 0.05:
+                if late > 0.02:
                     self.write("late", ms=round(late * 1000, 1))
                 self.worst_stall = max(self.worst_stall, late)
             self._expected = now + interval
@@ -49,6 +49,29 @@ class Trace:
                 self.worst_gc = max(self.worst_gc, took)
 
         gc.callbacks.append(collecting)
+        if os.environ.get("STREAMCTL_TRACE_SLOW"):
+            self._log_slow_callbacks(float(os.environ["STREAMCTL_TRACE_SLOW"]))
         app.set_interval(interval, tick)
         app.set_interval(1.0, lambda: self.write("stall", worst_ms=round(self.worst_stall * 1000, 1),
                                                  worst_gc_ms=round(self.worst_gc * 1000, 1)))
+
+    def _log_slow_callbacks(self, seconds: float) -> None:
+        """asyncio's debug mode names each callback that held the loop longer than `seconds`
+        (STREAMCTL_TRACE_SLOW=seconds; debug mode slows the loop: for finding stalls only)."""
+        import asyncio
+        import logging
+
+        trace = self
+
+        class ToTrace(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                message = record.getMessage()
+                trace.write("slow", message=message[:120] + " ... " + message[-30:])
+
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = seconds
+        logger = logging.getLogger("asyncio")
+        logger.addHandler(ToTrace())
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False

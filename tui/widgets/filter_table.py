@@ -1,4 +1,9 @@
-"""A DataTable with a `/` filter box and sorting by a column (header click or `s`)."""
+"""A DataTable with a `/` filter box and sorting by a column (header click or `s`).
+
+A rebuild adds its rows in slices, one per screen refresh: the first slice fills the visible
+part at once, and a 1,000-row table never holds the event loop for the whole fill (DataTable
+measures every new cell on the next idle, which costs about 25 ms per 300 rows).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from textual.widgets import DataTable, Input
 from textual.widgets.data_table import CellDoesNotExist
 
 from streamctl.tui.widgets.literal_table import LiteralTable
+
+ROWS_PER_SLICE = 60
 
 
 class FilterTable(Vertical):
@@ -39,6 +46,8 @@ class FilterTable(Vertical):
         self.rows: list[tuple[str, list[Any], list[Any]]] = []
         self._shown: dict[str, list[Any]] = {}  # key -> cells as the table holds them, in order
         self._column_keys: list = []
+        self._filling = 0  # the rebuild whose slices are still being added (0: none)
+        self._rebuilds = 0
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
@@ -59,7 +68,7 @@ class FilterTable(Vertical):
         needle = self.query_one(Input).value.strip().lower()
         shown = [r for r in self.rows if needle in r[0].lower()]
         shown.sort(key=lambda r: _sortable(r[2][self.sort_column]), reverse=self.descending)
-        if [key for key, _, _ in shown] == list(self._shown):
+        if not self._filling and [key for key, _, _ in shown] == list(self._shown):
             self._update_changed_cells(shown)
         else:
             self._rebuild(shown)
@@ -80,14 +89,29 @@ class FilterTable(Vertical):
             self._shown[key] = cells
 
     def _rebuild(self, shown) -> None:
+        selected = self._selected_when_filled if self._filling else self.selected_key()
+        self.table.clear()
+        self._shown = {}
+        self._rebuilds += 1
+        self._selected_when_filled = selected
+        self._add_slice(shown, self._rebuilds)
+
+    def _add_slice(self, shown, rebuild: int) -> None:
+        if rebuild != self._rebuilds:
+            return  # a newer rebuild started over
         table = self.table
-        selected = self.selected_key()
-        table.clear()
-        for key, cells, _ in shown:
+        start = len(self._shown)
+        for key, cells, _ in shown[start:start + ROWS_PER_SLICE]:
             table.add_row(*cells, key=key)
-        self._shown = {key: cells for key, cells, _ in shown}
-        if selected is not None and selected in self._shown:
+            self._shown[key] = cells
+        selected = self._selected_when_filled
+        if selected is not None and selected in self._shown and self.selected_key() != selected:
             table.move_cursor(row=list(self._shown).index(selected))
+        if len(self._shown) < len(shown):
+            self._filling = rebuild
+            self.call_after_refresh(self._add_slice, shown, rebuild)
+        else:
+            self._filling = 0
 
     def selected_key(self) -> str | None:
         table = self.table
