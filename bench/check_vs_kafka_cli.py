@@ -34,15 +34,26 @@ from streamctl.sandbox import Sandbox
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
 
 
-def timed(argv: list[str], env: dict[str, str], runs: int, ok=(0,)) -> float:
-    samples = []
+def run(argv: list[str], env: dict[str, str], ok=(0,)) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    took = time.perf_counter() - started
+    if result.returncode not in ok:
+        raise SystemExit(f"{argv[0]} ... failed ({result.returncode}): {result.stderr[-500:]}")
+    return took
+
+
+def timed(commands: dict[str, tuple[list[str], tuple[int, ...]]], env: dict[str, str], runs: int) -> dict[str, float]:
+    """Median seconds of each command. Each runs once untimed first (page cache, the brokers'
+    first answers), then the commands take turns, so a busy moment of the machine falls on
+    all of them alike rather than on one."""
+    for argv, ok in commands.values():
+        run(argv, env, ok)
+    samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        started = time.perf_counter()
-        result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
-        samples.append(time.perf_counter() - started)
-        if result.returncode not in ok:
-            raise SystemExit(f"{argv[0]} ... failed ({result.returncode}): {result.stderr[-500:]}")
-    return statistics.median(samples)
+        for name, (argv, ok) in commands.items():
+            samples[name].append(run(argv, env, ok))
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main() -> None:
@@ -52,6 +63,8 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
+    parser.add_argument("--bootstrap", metavar="HOST:PORT,...",
+                        help="measure this already populated cluster instead of a new sandbox")
     args = parser.parse_args()
     kcat = shutil.which("kcat")
     if not kcat:
@@ -59,14 +72,18 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="streamctl-bench-"))
     sandbox = Sandbox(root=tmp / "state" / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
-    print(f"sandbox in {tmp}", flush=True)
-    state, _ = sandbox.up(brokers=3, with_addons=False)  # Kafka only: no Flume/Spark load meanwhile
-    bootstrap = state.bootstrap_servers
+    if args.bootstrap:
+        bootstrap = args.bootstrap
+    else:
+        print(f"sandbox in {tmp}", flush=True)
+        state, _ = sandbox.up(brokers=3, with_addons=False)  # Kafka only: no Flume/Spark load meanwhile
+        bootstrap = state.bootstrap_servers
     try:
-        started = time.perf_counter()
-        populate(bootstrap, args.topics, args.partitions, args.groups)
-        print(f"populated {args.topics} topics x {args.partitions} partitions (rf 3), "
-              f"{args.groups} groups in {time.perf_counter() - started:.1f} s", flush=True)
+        if not args.bootstrap:
+            started = time.perf_counter()
+            populate(bootstrap, args.topics, args.partitions, args.groups)
+            print(f"populated {args.topics} topics x {args.partitions} partitions (rf 3), "
+                  f"{args.groups} groups in {time.perf_counter() - started:.1f} s", flush=True)
         config = tmp / "bench.yaml"
         config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
             "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3, "timeout": 30},
@@ -74,24 +91,29 @@ def main() -> None:
                            "lag_seconds_warn": 10**9, "lag_seconds_crit": 10**9}}}}))
         env = {**os.environ, "STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp / "state")}
 
-        ours = timed([STREAMCTL, "check", "--format", "json", "--timeout", "120"], env, args.runs, ok=(0, 1))
         topic_cmd = "org.apache.kafka.tools.TopicCommand"
-        topic_flags = ["--under-replicated-partitions", "--unavailable-partitions", "--under-min-isr-partitions"]
-        kafka_topics = sum(timed(tool_argv(topic_cmd, "--bootstrap-server", bootstrap, "--describe", flag),
-                                 env, args.runs) for flag in topic_flags)
-        kafka_groups = timed(tool_argv("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-                                       "--bootstrap-server", bootstrap, "--describe", "--all-groups"),
-                             env, args.runs)
-        floor = timed([kcat, "-L", "-b", bootstrap], env, args.runs)
+        group_cmd = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+        commands = {
+            "streamctl": ([STREAMCTL, "check", "--format", "json", "--timeout", "120"], (0, 1)),
+            **{flag: (tool_argv(topic_cmd, "--bootstrap-server", bootstrap, "--describe", flag), (0,))
+               for flag in ("--under-replicated-partitions", "--unavailable-partitions",
+                            "--under-min-isr-partitions")},  # the three are exclusive: one run each
+            "groups": (tool_argv(group_cmd, "--bootstrap-server", bootstrap, "--describe", "--all-groups"), (0,)),
+            "kcat": ([kcat, "-L", "-b", bootstrap], (0,)),
+        }
+        medians = timed(commands, env, args.runs)
+        ours, kafka_groups, floor = medians["streamctl"], medians["groups"], medians["kcat"]
+        kafka_topics = sum(medians[flag] for flag in commands if flag.startswith("--"))
     finally:
         if not args.keep:
-            sandbox.down(wipe=True)
+            if not args.bootstrap:
+                sandbox.down(wipe=True)
             shutil.rmtree(tmp, ignore_errors=True)
 
     kafka_cli = kafka_topics + kafka_groups
     print()
     print(f"cluster: 3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups; "
-          f"median of {args.runs} runs, whole processes")
+          f"median of {args.runs} runs after one untimed run each, taking turns, whole processes")
     print(f"  streamctl check (all rules, lag of every group)   {ours:8.3f} s")
     print(f"  Kafka CLI: kafka-topics --describe x3              {kafka_topics:8.3f} s")
     print(f"             kafka-consumer-groups --describe --all-groups {kafka_groups:8.3f} s")

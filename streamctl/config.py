@@ -66,7 +66,6 @@ class _Model(BaseModel):
         extra="forbid",
         alias_generator=_kebab,
         populate_by_name=True,
-        use_attribute_docstrings=True,
     )
 
 

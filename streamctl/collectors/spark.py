@@ -6,7 +6,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from streamctl.evaluate import NotEvaluated
-from streamctl.health_spark import spark_health
 
 
 def configured(ctx) -> bool:
@@ -15,6 +14,7 @@ def configured(ctx) -> bool:
 
 def collect(ctx, deadline_at: float, **_options):
     from streamctl import spark_jobs
+    from streamctl.health_spark import spark_health  # only when configured: `check` imports every collector
 
     items = spark_jobs.entries(ctx, context_only=True)
     if time.monotonic() >= deadline_at - 0.5:
