@@ -32,6 +32,7 @@ from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time
 CHILD_NICENESS = 10
+JOB_SNAPSHOT_WITH_HISTORY = "job:snapshot_with_history"  # not a KafkaAdmin method: see _target()
 
 
 class KafkaProcessError(KafkaError):
@@ -57,6 +58,11 @@ class KafkaProcess:
         """Start the child now (it takes a few hundred ms to import), not on the first call."""
         with self._lock:
             self._running_child()
+
+    def snapshot_with_history(self, request, **snapshot_options):
+        """streamctl.kafka_history.snapshot_with_history, run in the child: the lag-history work
+        (SQLite reads, judging every group) keeps its CPU out of the dashboard's process."""
+        return self._call(JOB_SNAPSHOT_WITH_HISTORY, request, **snapshot_options)
 
     def close(self) -> None:
         with self._lock:
@@ -210,7 +216,7 @@ def serve(fd: int) -> None:
 
     def answer(call_id: int, method: str, args: tuple, kwargs: dict) -> None:
         try:
-            reply = (call_id, True, getattr(admin, method)(*args, **kwargs))
+            reply = (call_id, True, _target(admin, method)(*args, **kwargs))
         except Exception as exc:  # noqa: BLE001 - the parent re-raises it where it called
             reply = (call_id, False, exc)
         with send_lock:
@@ -229,6 +235,14 @@ def serve(fd: int) -> None:
                 break
             pool.submit(answer, *call)
         os._exit(0)  # the parent is gone: do not wait for calls nobody will read
+
+
+def _target(admin, method: str):
+    if method == JOB_SNAPSHOT_WITH_HISTORY:
+        from streamctl.kafka_history import snapshot_with_history
+
+        return functools.partial(snapshot_with_history, admin)
+    return getattr(admin, method)
 
 
 def _memory_release():

@@ -7,10 +7,13 @@ thread workers only.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from streamctl.model import Evaluation, KafkaSnapshot
+
+SAMPLE_EVERY = 60.0  # seconds between this dashboard's lag-history samples
 
 
 class DashboardSource(Protocol):
@@ -21,7 +24,7 @@ class DashboardSource(Protocol):
 
     def kafka_snapshot(self, lag_time: bool = True) -> KafkaSnapshot: ...
 
-    def group_statuses(self, snap: KafkaSnapshot) -> dict: ...
+    def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
 
     def health(self) -> Evaluation: ...
 
@@ -41,7 +44,7 @@ class Dashboard:
     health_timeout: float = 15.0
     lag_store: object = None  # a Path; None: the XDG state dir
     config_path: object = None  # where the contexts came from (for switching)
-    _last_sample: float = 0.0
+    _last_sample: float = float("-inf")  # time.monotonic() of this dashboard's last lag-history sample
     _zk: object = None
     _flume_polls: dict = field(default_factory=dict)
 
@@ -71,18 +74,27 @@ class Dashboard:
 
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group)
 
-    def group_statuses(self, snap: KafkaSnapshot) -> dict:
-        """Burrow-style status per group from the shared lag history (check's cron runs fill
-        it too); the dashboard adds a sample at most once a minute so it does not crowd them."""
-        from streamctl.lagstore import LagStore, default_path
+    def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
+        """The snapshot (lag in time included) and a Burrow-style status per group from the
+        shared lag history (check's cron runs fill it too), judged in the Kafka client process."""
+        from streamctl.health import Filters
+        from streamctl.kafka_history import HistoryRequest
+        from streamctl.lagstore import default_path
 
         thresholds = self.ctx.thresholds
-        with LagStore(self.lag_store or default_path()) as store:
-            if snap.taken_at - self._last_sample >= 60:
-                store.record(self.context_name, snap.lags, snap.taken_at)
-                self._last_sample = snap.taken_at
-            return store.evaluate_groups(self.context_name, [g.id for g in snap.groups], snap.taken_at,
-                                         thresholds.allowed_lag, thresholds.stall_window_seconds)
+        request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,
+                                 thresholds.stall_window_seconds, record=self._sample_due())
+        return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group)
+
+    def _sample_due(self) -> bool:
+        """About one lag-history sample a minute from this dashboard, whatever its refresh rate:
+        the history keeps the newest samples per partition, and a sample every few seconds would
+        push out those check's cron runs add (and with them the stall window's span)."""
+        now = time.monotonic()
+        if now - self._last_sample < SAMPLE_EVERY:
+            return False
+        self._last_sample = now
+        return True
 
     # ---- ZooKeeper ------------------------------------------------------------------------
 
@@ -154,7 +166,8 @@ class Dashboard:
     def health(self) -> Evaluation:
         from streamctl.evaluate import configured_components, evaluate
 
-        return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout, kafka_backend=self.kafka)
+        return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout, kafka_backend=self.kafka,
+                        record_history=self._sample_due())
 
 
 def make_dashboard(config_path=None, context_name: str | None = None, read_only: bool = False) -> Dashboard:

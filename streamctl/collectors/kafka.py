@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
 from streamctl.evaluate import NotEvaluated
 from streamctl.health import Filters, kafka_health
-from streamctl.lagstore import LagStore, default_path
+from streamctl.kafka_history import HistoryRequest, snapshot_with_history
+from streamctl.lagstore import default_path
 from streamctl.model import Finding, Metric, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
@@ -21,15 +22,21 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float | None = None,
-            kafka_backend: KafkaBackend | None = None, **_options):
-    """`kafka_backend`: a long-lived client to reuse (the dashboard's) instead of a new one."""
+            kafka_backend=None, record_history: bool = True, **_options):
+    """`kafka_backend`: a long-lived client to reuse (the dashboard's) instead of a new one.
+    `record_history`: False judges the groups from the history without adding this sample."""
     filters = Filters.from_context(ctx)
     backend = kafka_backend or KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
     left = deadline_at - time.monotonic()
     reserve = min(PROBE_RESERVE, left * 0.35)  # kept to find the broker a stalled read waited for
     deadline = Deadline(ctx.kafka.timeout, left - reserve)
+    thresholds = ctx.thresholds
+    history = HistoryRequest(lag_store or default_path(), ctx.name, thresholds.allowed_lag,
+                             thresholds.stall_window_seconds, record=record_history, now=now)
+    # The dashboard's client process joins the history itself: that work stays out of its UI.
+    joined = getattr(backend, "snapshot_with_history", None) or partial(snapshot_with_history, backend)
     try:
-        snap = backend.snapshot(deadline=deadline, group_filter=filters.group)
+        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group)
     except KafkaError as exc:
         if time.monotonic() >= deadline_at - reserve - 0.1:
             silent = _silent(ctx.kafka.bootstrap_servers.split(","), deadline_at)
@@ -38,14 +45,6 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
         return [Finding(Severity.CRIT, "kafka", "cluster", "KAFKA_UNREACHABLE",
                         f"Kafka unreachable at {ctx.kafka.bootstrap_servers}: {exc}")], \
                [Metric("kafka_up", 0, "1 when the cluster answered", min=0, max=1)]
-    now = now if now is not None else snap.taken_at
-    thresholds = ctx.thresholds
-    with LagStore(lag_store or default_path()) as store:
-        store.record(ctx.name, snap.lags, now)
-        statuses = store.evaluate_groups(ctx.name, [g.id for g in snap.groups if filters.group(g.id)], now,
-                                         thresholds.allowed_lag, thresholds.stall_window_seconds)
-        snap = replace(snap, lags=tuple(
-            _with_history_seconds(store, ctx.name, lag, now) for lag in snap.lags))
     findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
     if snap.errors:  # partial: say which broker (if any) did not answer
         findings += _silent_findings(snap, deadline_at)
@@ -66,13 +65,3 @@ def _silent_findings(snap, deadline_at: float) -> list[Finding]:
     return [Finding(Severity.UNKNOWN, "kafka", f"broker {b.broker_id}" if b.broker_id is not None else b.address,
                     "KAFKA_BROKER_SILENT", f"{b.describe()} (still registered)")
             for b in _silent(list(registered), deadline_at, registered)]
-
-
-def _with_history_seconds(store, context: str, lag, now: float):
-    """Lag in time from the offset history where the record's timestamp was not read."""
-    if not lag.lag or lag.lag_seconds is not None or lag.committed is None:
-        return lag
-    seconds = store.lag_seconds_from_history(context, lag.group, lag.topic, lag.partition, lag.committed, now)
-    return lag if seconds is None else replace(lag, lag_seconds=seconds, lag_seconds_source="history")
-
-

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from streamctl.backends.kafka import KafkaError
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.backends.kafka_process import KafkaProcess, KafkaProcessError
 from streamctl.errors import StreamctlError
-from tests.integration.kafka_helpers import commit, unique
+from streamctl.kafka_history import HistoryRequest
+from streamctl.lagstore import LagStatus, LagStore
+from tests.integration.kafka_helpers import commit, produce, unique
 
 pytestmark = pytest.mark.integration
 
@@ -122,3 +125,24 @@ def test_the_child_ends_with_its_parent_closing(sandbox, client):
     while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def test_the_lag_history_is_joined_in_the_child(sandbox, client, tmp_path):
+    topic, group = unique("kph"), unique("kphg")
+    KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}).create_topic(topic, 1, 3)
+    produce(sandbox.bootstrap_servers, topic, 5)
+    commit(sandbox.bootstrap_servers, group, {(topic, 0): 2})
+    request = HistoryRequest(tmp_path / "lag.sqlite", "it", allowed_lag=0, window=300.0)
+
+    snap, statuses = client.snapshot_with_history(request)
+
+    ours = next(lag for lag in snap.lags if lag.group == group)
+    assert (ours.committed, ours.log_end, ours.lag_seconds_source) == (2, 5, "record")
+    assert statuses[group].status is LagStatus.UNKNOWN  # the first sample of this group
+    with LagStore(request.store) as store:
+        stored = store._db.execute("SELECT committed, log_end FROM samples WHERE grp = ?", (group,)).fetchall()
+    assert stored == [(2, 5)]
+
+    client.snapshot_with_history(replace(request, record=False))
+    with LagStore(request.store) as store:
+        assert store._db.execute("SELECT count(*) FROM samples WHERE grp = ?", (group,)).fetchone()[0] == 1

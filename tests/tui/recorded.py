@@ -47,8 +47,8 @@ class RecordedSource:
     def kafka_snapshot(self, lag_time: bool = True):
         return self.snapshot
 
-    def group_statuses(self, snap):
-        return {g.id: GroupStatus(Status(self.statuses.get(g.id, "OK"))) for g in snap.groups}
+    def kafka_groups(self):
+        return self.snapshot, {g.id: GroupStatus(Status(self.statuses.get(g.id, "OK"))) for g in self.snapshot.groups}
 
     def health(self) -> Evaluation:
         findings, metrics = kafka_health(self.snapshot, Thresholds(), expected_brokers=3)

@@ -25,6 +25,8 @@ HEADLESS = [
     "streamctl.evaluate",
     "streamctl.health",
     "streamctl.lagstore",
+    "streamctl.kafka_history",
+    "streamctl.backends.kafka_process",
     "streamctl.ops.offsets",
     "streamctl.ops.topics",
     "streamctl.commands.kafka_ops",

@@ -33,8 +33,7 @@ class GroupsScreen(DataScreen):
 
     def fetch(self):
         """Everything computed here, in the worker thread; show() only fills the table."""
-        snap = self.source.kafka_snapshot()
-        statuses = self.source.group_statuses(snap)
+        snap, statuses = self.source.kafka_groups()
         by_group: dict[str, list] = defaultdict(list)
         for lag in snap.lags:
             by_group[lag.group].append(lag)

@@ -7,12 +7,12 @@ import sys
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import DataTable
 
 from streamctl.check import component_states
+from streamctl.model import Severity
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard
-from streamctl.tui.widgets.literal_table import LiteralTable
 
 COMPONENTS = ("kafka", "zookeeper", "flume", "spark")
 SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "OK": "green"}
@@ -34,14 +34,12 @@ class OverviewScreen(DataScreen):
         with Horizontal(id="cards"):
             for component in COMPONENTS:
                 yield HealthCard(component, id=f"card-{component}")
-        table = LiteralTable(id="findings", cursor_type="row", zebra_stripes=True)
-        table.border_title = "Findings"
-        yield table
+        # Worst first: sorted by severity rank, descending (ties keep the findings' order).
+        yield FilterTable(["severity", "component", "object", "finding"], sort_column=0, descending=True,
+                          widths=[8, 9, 22, 200], table_id="findings")
 
     def on_mount(self) -> None:
-        table = self.query_one("#findings", DataTable)
-        for label, width in (("severity", 8), ("component", 9), ("object", 22), ("finding", 200)):
-            table.add_column(label, width=width)
+        self.query_one("#findings").border_title = "Findings"
         for card in self.query(HealthCard):
             card.show("loading", "…")
         super().on_mount()
@@ -49,9 +47,11 @@ class OverviewScreen(DataScreen):
             self.call_after_refresh(self.app.trace.write, "overview_first_frame")
 
     def fetch(self):
-        return self.source.health()
+        evaluation = self.source.health()
+        return evaluation, _finding_rows(evaluation)
 
-    def show(self, evaluation) -> None:
+    def show(self, data) -> None:
+        evaluation, rows = data
         states = component_states(evaluation)
         for component in COMPONENTS:
             card = self.query_one(f"#card-{component}", HealthCard)
@@ -60,18 +60,28 @@ class OverviewScreen(DataScreen):
                 continue
             reason = evaluation.unevaluated.get(component)
             card.show(states[component].value, reason or _figures(component, evaluation.metrics))
-        table = self.query_one("#findings", DataTable)
-        table.clear()
-        for f in evaluation.problems():
-            table.add_row(Text(f.severity.value, style=SEVERITY_STYLE[f.severity.value]), f.component,
-                          f.object, f.text)
-        for component, why in evaluation.unevaluated.items():
-            table.add_row(Text("UNKNOWN", style="magenta"), component, "-", f"not evaluated: {why}")
-        if table.row_count == 0:
-            table.add_row(Text("OK", style="green"), "all", "-", "no problems found")
+        self.query_one(FilterTable).set_rows(rows)
         if self.app.trace:
             self.call_after_refresh(self.app.trace.write, "overview_painted",
                                     pyspark_imported="pyspark" in sys.modules)
+
+
+def _finding_rows(evaluation) -> list:
+    """(key, cells, sort values) per problem, then per component not evaluated; one OK row if
+    none. The key (component, object, code) stays the same across refreshes while the finding
+    lasts, so a refresh updates its cells in place."""
+    found = [(f.severity, f.component, f.object, f.code, f.text) for f in evaluation.problems()]
+    found += [(Severity.UNKNOWN, name, "-", "NOT_EVALUATED", f"not evaluated: {why}")
+              for name, why in evaluation.unevaluated.items()]
+    rows, seen = [], set()
+    for severity, component, obj, code, text in found or [(Severity.OK, "all", "-", "OK", "no problems found")]:
+        key = f"{component} {obj} {code}"
+        while key in seen:  # the same finding twice: still two rows
+            key += "'"
+        seen.add(key)
+        rows.append((key, [Text(severity.value, style=SEVERITY_STYLE[severity.value]), component, obj, text],
+                     [severity.rank, component, obj, text]))
+    return rows
 
 
 def _figures(component: str, metrics) -> str:

@@ -38,9 +38,13 @@ class FilterTable(Vertical):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="table.clear"),
     ]
 
-    def __init__(self, columns: list[str], sort_column: int = 0, descending: bool = False, **kwargs) -> None:
+    def __init__(self, columns: list[str], sort_column: int = 0, descending: bool = False,
+                 widths: list[int | None] | None = None, table_id: str | None = None, **kwargs) -> None:
+        """`widths`: a fixed width per column (None: as wide as its widest cell)."""
         super().__init__(**kwargs)
         self.columns = columns
+        self.widths = widths or [None] * len(columns)
+        self.table_id = table_id
         self.sort_column = sort_column
         self.descending = descending
         self.rows: list[tuple[str, list[Any], list[Any]]] = []
@@ -51,10 +55,11 @@ class FilterTable(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
-        yield LiteralTable(cursor_type="row", zebra_stripes=True)
+        yield LiteralTable(id=self.table_id, cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self._column_keys = self.query_one(DataTable).add_columns(*self.columns)
+        table = self.query_one(DataTable)
+        self._column_keys = [table.add_column(label, width=width) for label, width in zip(self.columns, self.widths)]
 
     @property
     def table(self) -> DataTable:

@@ -1,0 +1,78 @@
+"""streamctl.kafka_history on a snapshot captured from the sandbox: what it records, what it
+judges, and the lag in time it completes from the history; and the dashboard's one sample a minute."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from streamctl import dashboard
+from streamctl.kafka_history import HistoryRequest, join_history
+from streamctl.lagstore import LagStatus, LagStore
+from streamctl.serialize import snapshot_from_dict
+
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "kafka" / "healthy.json"
+
+
+@pytest.fixture
+def snap():
+    return snapshot_from_dict(json.loads(FIXTURE.read_text()))
+
+
+def request(tmp_path: Path, **fields) -> HistoryRequest:
+    return HistoryRequest(tmp_path / "lag.sqlite", "ctx", allowed_lag=0, window=300.0, **fields)
+
+
+def samples(tmp_path: Path) -> int:
+    with LagStore(tmp_path / "lag.sqlite") as store:
+        return store._db.execute("SELECT count(*) FROM samples").fetchone()[0]
+
+
+def test_it_records_the_committed_partitions_and_judges_every_group(tmp_path, snap):
+    _, statuses = join_history(snap, request(tmp_path))
+
+    assert samples(tmp_path) == sum(lag.committed is not None for lag in snap.lags) > 0
+    assert set(statuses) == {g.id for g in snap.groups}
+    assert all(s.status is LagStatus.UNKNOWN for s in statuses.values())  # one sample: not judged yet
+
+
+def test_judge_only_adds_no_sample(tmp_path, snap):
+    join_history(snap, request(tmp_path, now=snap.taken_at - 120))
+    join_history(snap, request(tmp_path, record=False))
+
+    assert samples(tmp_path) == sum(lag.committed is not None for lag in snap.lags)
+
+
+def test_lag_in_time_missing_a_record_timestamp_comes_from_the_history(tmp_path, snap):
+    behind = next(lag for lag in snap.lags if lag.lag and lag.lag_seconds is not None)
+
+    def key(lag):
+        return lag.group, lag.topic, lag.partition
+
+    def changed(source, **fields):
+        return replace(source, lags=tuple(replace(lag, **fields) if key(lag) == key(behind) else lag
+                                          for lag in source.lags))
+
+    unread = changed(snap, lag_seconds=None, lag_seconds_source=None)
+    # A minute ago the log ended where the group's committed offset is now.
+    join_history(changed(unread, log_end=behind.committed), request(tmp_path, now=snap.taken_at - 60))
+
+    joined, _ = join_history(unread, request(tmp_path))
+
+    completed = next(lag for lag in joined.lags if key(lag) == key(behind))
+    assert completed.lag_seconds_source == "history"
+    assert completed.lag_seconds == pytest.approx(60.0)
+    kept = [lag for lag in joined.lags if lag.lag_seconds_source == "record"]
+    assert kept and all(lag in snap.lags for lag in kept)  # read timestamps are left as they are
+
+
+def test_the_dashboard_samples_the_history_once_a_minute(monkeypatch):
+    clock = iter([1000.0, 1030.0, 1059.9, 1060.0, 1061.0, 1200.0])
+    monkeypatch.setattr(dashboard.time, "monotonic", lambda: next(clock))
+    board = object.__new__(dashboard.Dashboard)  # no context, no client process: the throttle alone
+    board._last_sample = float("-inf")
+
+    assert [board._sample_due() for _ in range(6)] == [True, False, False, True, False, True]
