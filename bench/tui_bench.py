@@ -14,8 +14,7 @@ set, --runs times, and measures, as whole processes:
                 Overview painted, split into screen switches (the 1.5 s after a key press: the
                 new screen's first load) and refreshes (every other moment); and the whole run
 Baseline, same runs, same harness and stall probe: a minimal Textual app painting one line.
-STREAMCTL_TRACE_SLOW=seconds also logs every event-loop callback slower than that (asyncio
-debug mode: slower overall, for finding a stall, not for the numbers).
+STREAMCTL_TRACE_SLOW=seconds also logs every event-loop callback slower than that (with --trace-out).
 """
 
 from __future__ import annotations

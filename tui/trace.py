@@ -56,22 +56,29 @@ class Trace:
                                                  worst_gc_ms=round(self.worst_gc * 1000, 1)))
 
     def _log_slow_callbacks(self, seconds: float) -> None:
-        """asyncio's debug mode names each callback that held the loop longer than `seconds`
-        (STREAMCTL_TRACE_SLOW=seconds; debug mode slows the loop: for finding stalls only)."""
-        import asyncio
-        import logging
+        """Name each event-loop callback that ran longer than `seconds` (STREAMCTL_TRACE_SLOW=seconds)."""
+        import asyncio.events
 
+        run = asyncio.events.Handle._run
         trace = self
 
-        class ToTrace(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                message = record.getMessage()
-                trace.write("slow", message=message[:120] + " ... " + message[-30:])
+        def timed_run(handle) -> None:
+            started = time.perf_counter()
+            run(handle)
+            took = time.perf_counter() - started
+            if took > seconds:
+                trace.write("slow", ms=round(took * 1000, 1), callback=_describe(handle))
 
-        loop = asyncio.get_running_loop()
-        loop.set_debug(True)
-        loop.slow_callback_duration = seconds
-        logger = logging.getLogger("asyncio")
-        logger.addHandler(ToTrace())
-        logger.setLevel(logging.WARNING)
-        logger.propagate = False
+        asyncio.events.Handle._run = timed_run
+
+
+def _describe(handle) -> str:
+    """The coroutine or function a callback runs, for a person reading the trace."""
+    callback = handle._callback
+    task = getattr(callback, "__self__", None)
+    coro = getattr(task, "get_coro", lambda: None)()
+    if coro is not None:
+        frame = getattr(coro, "cr_frame", None)
+        where = f" at {frame.f_code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno}" if frame else ""
+        return f"{getattr(task, 'get_name', lambda: '?')()} {coro.__qualname__}{where}"
+    return getattr(callback, "__qualname__", repr(callback))[:120]
