@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.filter_table import ROWS_PER_SLICE, FilterTable
 
 
 class TableApp(App):
@@ -89,3 +89,29 @@ async def test_names_are_shown_as_written_not_parsed_as_markup():
         await pilot.pause()
         assert cells(table, "[/x]") == ["[/x]", "[b]1[/b]"]
         assert "[/x]" in str(table.table.render_line(1))  # rendered, brackets and all
+
+
+async def until_filled(pilot, table: FilterTable, count: int) -> None:
+    for _ in range(100):
+        if table.table.row_count == count and not table._filling:
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"{table.table.row_count} of {count} rows after 2 s")
+
+
+async def test_a_big_table_fills_in_slices_and_the_cursor_finds_its_row_again():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows(rows(**{f"t{i:04d}": i for i in range(250)}))
+        assert table.table.row_count == ROWS_PER_SLICE  # the first slice at once, the rest later
+        await until_filled(pilot, table, 250)
+        table.table.move_cursor(row=200)
+        assert table.selected_key() == "t0200"
+
+        table.set_rows(rows(**{f"a{i}": i for i in range(5)}, **{f"t{i:04d}": i for i in range(250)}))
+        table.set_rows(rows(**{f"a{i}": i for i in range(6)}, **{f"t{i:04d}": i for i in range(250)}))  # mid-fill
+
+        await until_filled(pilot, table, 256)
+        assert [r.key.value for r in table.table.ordered_rows][:7] == ["a0", "a1", "a2", "a3", "a4", "a5", "t0000"]
+        assert table.selected_key() == "t0200"

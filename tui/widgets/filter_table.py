@@ -52,6 +52,7 @@ class FilterTable(Vertical):
         self._column_keys: list = []
         self._filling = 0  # the rebuild whose slices are still being added (0: none)
         self._rebuilds = 0
+        self._selected_when_filled: str | None = None  # the row the cursor returns to
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
