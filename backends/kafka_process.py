@@ -31,7 +31,6 @@ from streamctl.backends.kafka import KafkaError
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time
-CHILD_NICENESS = 10
 JOB_SNAPSHOT_WITH_HISTORY = "job:snapshot_with_history"  # not a KafkaAdmin method: see _target()
 
 
@@ -202,9 +201,6 @@ def serve(fd: int) -> None:
 
     conn = Connection(fd)
     client_config, timeout = conn.recv()
-    # Background work: on a busy host (two cores, the brokers beside it) the dashboard's event
-    # loop gets the CPU first, and a refresh's parsing here never stalls the screen.
-    os.nice(CHILD_NICENESS)
     try:
         from streamctl.backends.kafka_admin import KafkaAdmin
 

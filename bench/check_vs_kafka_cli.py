@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
     parser.add_argument("--bootstrap", metavar="HOST:PORT,...",
-                        help="measure this already populated cluster instead of a new sandbox")
+                        help="measure this already populated 3-broker cluster instead of a new sandbox")
     args = parser.parse_args()
     kcat = shutil.which("kcat")
     if not kcat:
@@ -112,7 +112,9 @@ def main() -> None:
 
     kafka_cli = kafka_topics + kafka_groups
     print()
-    print(f"cluster: 3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups; "
+    cluster = (f"the cluster at {args.bootstrap}" if args.bootstrap else
+               f"3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups")
+    print(f"cluster: {cluster}; "
           f"median of {args.runs} runs after one untimed run each, taking turns, whole processes")
     print(f"  streamctl check (all rules, lag of every group)   {ours:8.3f} s")
     print(f"  Kafka CLI: kafka-topics --describe x3              {kafka_topics:8.3f} s")

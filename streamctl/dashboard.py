@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from streamctl.errors import StreamctlError
 from streamctl.model import Evaluation, KafkaSnapshot
 
 SAMPLE_EVERY = 60.0  # seconds between this dashboard's lag-history samples
@@ -84,7 +85,12 @@ class Dashboard:
         thresholds = self.ctx.thresholds
         request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,
                                  thresholds.stall_window_seconds, record=self._sample_due())
-        return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group)
+        try:
+            return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group)
+        except StreamctlError:
+            if request.record:
+                self._last_sample = float("-inf")  # nothing recorded: the next refresh samples
+            raise
 
     def _sample_due(self) -> bool:
         """About one lag-history sample a minute from this dashboard, whatever its refresh rate:

@@ -73,12 +73,10 @@ class Trace:
 
 
 def _describe(handle) -> str:
-    """The coroutine or function a callback runs, for a person reading the trace."""
+    """The task (and its coroutine) or the function a callback runs, for a person reading the trace."""
     callback = handle._callback
     task = getattr(callback, "__self__", None)
     coro = getattr(task, "get_coro", lambda: None)()
     if coro is not None:
-        frame = getattr(coro, "cr_frame", None)
-        where = f" at {frame.f_code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno}" if frame else ""
-        return f"{getattr(task, 'get_name', lambda: '?')()} {coro.__qualname__}{where}"
+        return f"{task.get_name()} {coro.__qualname__}"
     return getattr(callback, "__qualname__", repr(callback))[:120]

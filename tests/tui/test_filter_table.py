@@ -99,19 +99,35 @@ async def until_filled(pilot, table: FilterTable, count: int) -> None:
     raise AssertionError(f"{table.table.row_count} of {count} rows after 2 s")
 
 
-async def test_a_big_table_fills_in_slices_and_the_cursor_finds_its_row_again():
+async def test_a_big_table_fills_in_slices_and_keeps_the_cursor_on_its_row():
     app = TableApp()
     async with app.run_test() as pilot:
         table = app.query_one(FilterTable)
         table.set_rows(rows(**{f"t{i:04d}": i for i in range(250)}))
         assert table.table.row_count == ROWS_PER_SLICE  # the first slice at once, the rest later
+        while table.table.row_count == ROWS_PER_SLICE:
+            await pilot.pause(0.01)
+        added = table.table.row_count
+        assert added < 250
+        table.set_rows(rows(**{f"t{i:04d}": i + 1 for i in range(250)}))  # new values mid-fill
+        assert table.table.row_count == added  # the fill goes on where it was: no start over
         await until_filled(pilot, table, 250)
+        assert cells(table, "t0000") == ["t0000", "1"] and cells(table, "t0249") == ["t0249", "250"]
+
         table.table.move_cursor(row=200)
-        assert table.selected_key() == "t0200"
-
         table.set_rows(rows(**{f"a{i}": i for i in range(5)}, **{f"t{i:04d}": i for i in range(250)}))
-        table.set_rows(rows(**{f"a{i}": i for i in range(6)}, **{f"t{i:04d}": i for i in range(250)}))  # mid-fill
 
-        await until_filled(pilot, table, 256)
-        assert [r.key.value for r in table.table.ordered_rows][:7] == ["a0", "a1", "a2", "a3", "a4", "a5", "t0000"]
+        assert table.selected_key() == "t0200"  # at once: its row was in the first slice
+        await until_filled(pilot, table, 255)
+        assert [r.key.value for r in table.table.ordered_rows][:6] == ["a0", "a1", "a2", "a3", "a4", "t0000"]
         assert table.selected_key() == "t0200"
+
+
+async def test_the_filter_matches_any_cell_text():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.set_rows([("k1", ["alpha", "lag 7"], ["alpha", 7]), ("k2", ["beta", "lag 12"], ["beta", 12])])
+        await pilot.press("slash", "1", "2")
+        await pilot.pause()
+        assert [r.key.value for r in table.table.ordered_rows] == ["k2"]

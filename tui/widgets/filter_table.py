@@ -24,7 +24,8 @@ ROWS_PER_SLICE = 60
 
 
 class FilterTable(Vertical):
-    """Rows are (key, cells, sort values); the filter matches the key (case-insensitive)."""
+    """Rows are (key, cells, sort values); the filter keeps the rows whose key or any cell
+    contains its text (case-insensitive)."""
 
     DEFAULT_CSS = """
     FilterTable { height: 1fr; }
@@ -50,9 +51,8 @@ class FilterTable(Vertical):
         self.rows: list[tuple[str, list[Any], list[Any]]] = []
         self._shown: dict[str, list[Any]] = {}  # key -> cells as the table holds them, in order
         self._column_keys: list = []
-        self._filling = 0  # the rebuild whose slices are still being added (0: none)
+        self._filling: list | None = None  # the rows a rebuild is still adding, slice by slice
         self._rebuilds = 0
-        self._selected_when_filled: str | None = None  # the row the cursor returns to
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter (Enter to keep, Esc to clear)", disabled=True)
@@ -72,16 +72,21 @@ class FilterTable(Vertical):
 
     def _render_rows(self) -> None:
         needle = self.query_one(Input).value.strip().lower()
-        shown = [r for r in self.rows if needle in r[0].lower()]
+        shown = [r for r in self.rows if _matches(r, needle)] if needle else list(self.rows)
         shown.sort(key=lambda r: _sortable(r[2][self.sort_column]), reverse=self.descending)
-        if not self._filling and [key for key, _, _ in shown] == list(self._shown):
+        keys = [key for key, _, _ in shown]
+        if self._filling is not None and keys == [key for key, _, _ in self._filling]:
+            # The fill in progress has these rows in this order: it goes on with the new values.
+            self._filling = shown
+            self._update_changed_cells(shown[:len(self._shown)])
+        elif self._filling is None and keys == list(self._shown):
             self._update_changed_cells(shown)
         else:
             self._rebuild(shown)
 
     def _update_changed_cells(self, shown) -> None:
-        """Same rows in the same order: touch only the cells whose value changed (a refresh
-        of a steady cluster then allocates and re-renders next to nothing)."""
+        """Rows already in the table, in its order: touch only the cells whose value changed
+        (a refresh of a steady cluster then allocates and re-renders next to nothing)."""
         table = self.table
         for key, cells, _ in shown:
             before = self._shown[key]
@@ -95,29 +100,30 @@ class FilterTable(Vertical):
             self._shown[key] = cells
 
     def _rebuild(self, shown) -> None:
-        selected = self._selected_when_filled if self._filling else self.selected_key()
+        """Refill the table: at once up to a screen past the selected row (so the cursor stays
+        on it and never shows another row meanwhile), the rest a slice per screen refresh."""
+        keys = [key for key, _, _ in shown]
+        selected = self.selected_key()
+        at = keys.index(selected) if selected in keys else -1
         self.table.clear()
         self._shown = {}
         self._rebuilds += 1
-        self._selected_when_filled = selected
-        self._add_slice(shown, self._rebuilds)
+        self._filling = shown
+        self._add_rows(max(ROWS_PER_SLICE, at + 1 + ROWS_PER_SLICE), self._rebuilds)
+        if at >= 0:
+            self.table.move_cursor(row=at)
 
-    def _add_slice(self, shown, rebuild: int) -> None:
-        if rebuild != self._rebuilds:
+    def _add_rows(self, count: int, rebuild: int) -> None:
+        if rebuild != self._rebuilds or self._filling is None:
             return  # a newer rebuild started over
-        table = self.table
-        start = len(self._shown)
-        for key, cells, _ in shown[start:start + ROWS_PER_SLICE]:
+        target, table = self._filling, self.table
+        for key, cells, _ in target[len(self._shown):len(self._shown) + count]:
             table.add_row(*cells, key=key)
             self._shown[key] = cells
-        selected = self._selected_when_filled
-        if selected is not None and selected in self._shown and self.selected_key() != selected:
-            table.move_cursor(row=list(self._shown).index(selected))
-        if len(self._shown) < len(shown):
-            self._filling = rebuild
-            self.call_after_refresh(self._add_slice, shown, rebuild)
+        if len(self._shown) < len(target):
+            self.call_after_refresh(self._add_rows, ROWS_PER_SLICE, rebuild)
         else:
-            self._filling = 0
+            self._filling = None
 
     def selected_key(self) -> str | None:
         table = self.table
@@ -161,6 +167,15 @@ class FilterTable(Vertical):
             self.descending = not self.descending
         self.sort_column = event.column_index
         self._render_rows()
+
+
+def _matches(row: tuple[str, list[Any], list[Any]], needle: str) -> bool:
+    key, cells, _ = row
+    return needle in key.lower() or any(needle in _plain(cell).lower() for cell in cells)
+
+
+def _plain(value: Any) -> str:
+    return value.plain if isinstance(value, Text) else str(value)
 
 
 def _width(value: Any) -> int:
