@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.spark import sparkline
 
@@ -57,6 +58,9 @@ class GroupsScreen(DataScreen):
                      Text(status, style=STATUS_STYLE.get(status, ""))]
             rows.append((group, cells, [group, state, members, topics, total, seconds, total, status]))
         self.query_one(FilterTable).set_rows(rows)
+        if partial := _group_errors(snap.errors):  # a listing that timed out must not look like "no groups"
+            more = f" (and {len(partial) - 1} more)" if len(partial) > 1 else ""
+            self.query_one(ErrorBanner).show_error(f"partial read: {partial[0]}{more}")
 
     def selected_group(self) -> str | None:
         return self.query_one(FilterTable).selected_key()
@@ -78,3 +82,9 @@ class GroupsScreen(DataScreen):
 
     def check_action(self, action: str, parameters) -> bool | None:
         return self.app.allow_mutation(action)
+
+
+def _group_errors(errors) -> list[str]:
+    """The snapshot's errors that leave groups, their offsets or their lag unknown (a topic's
+    configs missing does not)."""
+    return [e for e in errors if not e.startswith("configs of ")]
