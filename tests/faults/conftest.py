@@ -28,22 +28,6 @@ def _partitions_in_sync(sandbox) -> bool:
     return {b.id for b in md.brokers} == expected and not any(p.under_replicated for p in md.partitions)
 
 
-def _preferred_leaders(sandbox) -> bool:
-    """Every partition led by its preferred replica (a restarted broker gets its leaderships
-    back only at Kafka's next imbalance check, minutes later): elect them now."""
-    from streamctl.backends.kafka_admin import KafkaAdmin
-
-    try:
-        admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=5)
-        moved = [(p.topic, p.partition) for p in admin.metadata().partitions
-                 if p.replicas and p.leader != p.replicas[0]]
-        if moved:
-            admin.elect_preferred(moved)
-        return not moved
-    except StreamctlError:
-        return False
-
-
 def _job_run(sandbox):
     return launcher.load_run(JOB, runs_root(sandbox.sandbox))
 
@@ -79,7 +63,7 @@ def restore(sandbox) -> None:
                        what="ZooKeeper serving")
     sandbox.wait_until(lambda: _partitions_in_sync(sandbox), timeout=90,
                        what="every broker registered and every partition in sync")
-    sandbox.wait_until(lambda: _preferred_leaders(sandbox), timeout=60, interval=1.0,
+    sandbox.wait_until(sandbox.preferred_leaders, timeout=60, interval=1.0,
                        what="every partition led by its preferred replica")
     sandbox.wait_until(lambda: _flume_answers(sandbox), timeout=60, what="the Flume agent answering")
     sandbox.wait_until(lambda: (run := _job_run(sandbox)) is not None and run.alive, timeout=60,
