@@ -41,10 +41,10 @@ class RunningSandbox:
         return KafkaBackend({"bootstrap.servers": self.bootstrap_servers}, timeout=timeout)
 
     @contextmanager
-    def broker_stopped(self, name: str, kill: bool = False, restore_leaders: bool = True):
-        """Stop one broker for the block (SIGTERM, or SIGKILL with kill=True), then restart it
-        and give the cluster back as it was: every partition in sync and (unless the test wants
-        to move them itself) led by its preferred replica."""
+    def broker_stopped(self, name: str, kill: bool = False):
+        """Stop one broker for the block (SIGTERM, or SIGKILL with kill=True), then restart it and
+        wait for every partition in sync (the leaderships it lost come back when the test ends:
+        preferred_leaders_afterwards)."""
         self.sandbox.stop_service(name, kill=kill)
         try:
             yield
@@ -52,9 +52,6 @@ class RunningSandbox:
             self.sandbox.start_service(name)
             self.wait_until(lambda: not any(p.under_replicated for p in self.kafka().metadata().partitions),
                             timeout=60, what="every partition back in sync")
-            if restore_leaders:
-                self.wait_until(self.preferred_leaders, timeout=60, interval=1.0,
-                                what="every partition led by its preferred replica")
 
     def preferred_leaders(self) -> bool:
         """Elect the preferred leader of every partition that has another one; True once none has.

@@ -316,7 +316,7 @@ def test_elect_leaders_restores_preferred_leaders_and_audits_failures(sandbox, o
     kafka.create_topic(name, 3, 3)
     sandbox.wait_until(lambda: all(len(p.isr) == 3 for p in kafka.metadata(name).topic_partitions(name)),
                        what="in sync")
-    with sandbox.broker_stopped("kafka-2", restore_leaders=False):  # the elections are this test's
+    with sandbox.broker_stopped("kafka-2"):
         sandbox.wait_until(lambda: all(p.leader != 2 for p in kafka.metadata(name).topic_partitions(name)),
                            timeout=45, what="leadership moved off broker 2")
         failed = ops("elect-leaders", "--topic", name, "--execute")
