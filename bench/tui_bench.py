@@ -145,8 +145,10 @@ def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, 
         raise SystemExit(f"{argv[0]}: no painted Overview within 60 s")
     stalls = [e["worst_ms"] for e in events(trace) if e["event"] == "stall"]
     late = [e for e in events(trace) if e["event"] == "late" and e["time"] > started + painted]
-    switching = [e["ms"] for e in late if any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)]
-    refreshing = [e["ms"] for e in late if not any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)]
+    switching, refreshing = [], []
+    for e in late:
+        during_switch = any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)
+        (switching if during_switch else refreshing).append(e["ms"])
     imported = any(e.get("pyspark_imported") for e in events(trace) if e["event"] == "overview_painted")
     return Run(frame, painted, memory, max(stalls, default=0.0), max(switching, default=0.0),
                max(refreshing, default=0.0), imported)
