@@ -8,7 +8,7 @@ from enum import Enum
 
 # ---- Kafka snapshot ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Broker:
     id: int
     host: str
@@ -17,7 +17,7 @@ class Broker:
     is_controller: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PartitionState:
     topic: str
     partition: int
@@ -49,7 +49,7 @@ class PartitionState:
         return None if self.low is None or self.high is None else self.high - self.low
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Topic:
     name: str
     internal: bool
@@ -61,7 +61,7 @@ class Topic:
         return max((len(p.replicas) for p in self.partitions), default=0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GroupMember:
     member_id: str
     client_id: str
@@ -69,7 +69,7 @@ class GroupMember:
     assignments: tuple[tuple[str, int], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConsumerGroup:
     id: str
     state: str  # STABLE, EMPTY, DEAD, PREPARING_REBALANCE, COMPLETING_REBALANCE, UNKNOWN
@@ -79,7 +79,7 @@ class ConsumerGroup:
     members: tuple[GroupMember, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PartitionLag:
     """A group's position on one partition. lag = log_end - committed (None if uncommitted)."""
 
@@ -104,7 +104,7 @@ class PartitionLag:
         return self.committed is not None and self.log_start is not None and self.committed < self.log_start
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KafkaSnapshot:
     taken_at: float  # unix seconds
     cluster_id: str | None
@@ -156,7 +156,7 @@ class Severity(str, Enum):
         return max(severities, key=lambda s: s.rank, default=Severity.OK)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     severity: Severity
     component: str  # kafka | zookeeper | flume | spark
@@ -166,7 +166,7 @@ class Finding:
     value: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Metric:
     """A number for perfdata and Prometheus. `labels` become Prometheus labels."""
 
