@@ -12,12 +12,13 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import get_current_worker
 
 from streamctl.errors import StreamctlError
 from streamctl.tui.messages import Loaded, LoadFailed
 from streamctl.tui.widgets.error_banner import ErrorBanner
+from streamctl.tui.widgets.steady_footer import SteadyFooter
 
 
 class DataScreen(Screen):
@@ -30,7 +31,7 @@ class DataScreen(Screen):
         yield Header()
         yield ErrorBanner()
         yield from self.compose_body()
-        yield Footer()
+        yield SteadyFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
