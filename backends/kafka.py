@@ -15,7 +15,7 @@ import re
 import time
 import uuid
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -125,8 +125,12 @@ class KafkaBackend:
 
     def snapshot(self, groups: bool = True, lag_time: bool = True,
                  deadline: Deadline | None = None,
-                 group_filter: Callable[[str], bool] = lambda _: True) -> KafkaSnapshot:
+                 group_filter: Callable[[str], bool] = lambda _: True,
+                 known_record_times: Mapping[tuple[str, int, int], float] | None = None) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
+
+        `known_record_times`: timestamps of records read before, by (topic, partition, offset).
+        A record's timestamp never changes, so those are not read again.
 
         Requests that do not depend on each other are in flight together: the group listing
         starts with the metadata call; configs, both watermark sets, the group describes and
@@ -147,7 +151,7 @@ class KafkaBackend:
             snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
             lags = _lags(committed, earliest, latest) if groups else []
             if lag_time:
-                lags = self._lag_seconds(probe, lags, deadline, errors)
+                lags = self._lag_seconds(probe, lags, deadline, errors, known_record_times or {})
         finally:
             # A failed metadata call must not wait for the group reads still in flight.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -290,26 +294,24 @@ class KafkaBackend:
         return results
 
     def _lag_seconds(self, probe: Consumer, lags: list[PartitionLag], deadline: Deadline,
-                     errors: list[str]) -> list[PartitionLag]:
+                     errors: list[str], known: Mapping[tuple[str, int, int], float]) -> list[PartitionLag]:
         """For lagging partitions: now - timestamp of the record at the committed offset."""
-        lagging = {(l.topic, l.partition, l.committed) for l in lags
-                   if l.lag and l.committed is not None}
-        if not lagging:
-            return lags
-        try:
-            stamps = self._record_timestamps(probe, lagging, deadline)
-        except KafkaError as exc:
-            errors.append(f"lag in time: {exc}")
-            return lags
+        lagging = {(l.topic, l.partition, l.committed) for l in lags if l.lag and l.committed is not None}
+        # Below the log start the read answers the oldest record left, not the one once known.
+        below_start = {(l.topic, l.partition, l.committed) for l in lags if l.below_log_start}
+        stamps = {key: known[key] for key in lagging - below_start if key in known}
+        if unread := lagging - stamps.keys():
+            try:
+                stamps.update(self._record_timestamps(probe, unread, deadline))
+            except KafkaError as exc:
+                errors.append(f"lag in time: {exc}")
         now = time.time()
         out = []
         for l in lags:
             ts = stamps.get((l.topic, l.partition, l.committed))
             if ts is not None and l.lag:
-                out.append(PartitionLag(l.group, l.topic, l.partition, l.committed, l.log_start, l.log_end,
-                                        max(0.0, now - ts), "record"))
-            else:
-                out.append(l)
+                l = replace(l, lag_seconds=max(0.0, now - ts), lag_seconds_source="record", record_time=ts)
+            out.append(l)
         return out
 
     def _probe_consumer(self) -> Consumer:

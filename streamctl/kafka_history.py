@@ -28,8 +28,11 @@ class HistoryRequest:
 
 def snapshot_with_history(backend, request: HistoryRequest,
                           **snapshot_options) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
-    """backend.snapshot(**snapshot_options), then join_history."""
-    return join_history(backend.snapshot(**snapshot_options), request)
+    """backend.snapshot(**snapshot_options), then join_history. The record timestamps the
+    history already holds are not read again."""
+    with LagStore(request.store) as store:
+        known = store.record_times(request.context)
+    return join_history(backend.snapshot(known_record_times=known, **snapshot_options), request)
 
 
 def join_history(snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:

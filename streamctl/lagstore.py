@@ -51,6 +51,11 @@ _MIGRATIONS = (
         ts REAL NOT NULL, committed INTEGER NOT NULL, log_end INTEGER,
         PRIMARY KEY (context, grp, topic, part, ts)
     ) WITHOUT ROWID""",
+    """CREATE TABLE record_times (
+        context TEXT NOT NULL, topic TEXT NOT NULL, part INTEGER NOT NULL, "offset" INTEGER NOT NULL,
+        ts REAL NOT NULL,
+        PRIMARY KEY (context, topic, part, "offset")
+    ) WITHOUT ROWID""",
 )
 
 _PARTITION = "context = :context AND grp = :grp AND topic = :topic AND part = :part"
@@ -163,6 +168,11 @@ class LagStore:
                 f" WHERE {_PARTITION} ORDER BY ts DESC LIMIT 1 OFFSET :keep)",
                 [{**row, "keep": self.max_samples - 1} for row in rows])
             db.execute("DELETE FROM samples WHERE ts < ?", (now - self.retention,))
+            # The timestamps of the records at this snapshot's committed offsets, and no others.
+            db.execute("DELETE FROM record_times WHERE context = ?", (context,))
+            db.executemany("INSERT OR REPLACE INTO record_times VALUES (?, ?, ?, ?, ?)",
+                           [(context, p.topic, p.partition, p.committed, p.record_time)
+                            for p in lags if p.record_time is not None and p.committed is not None])
             db.execute(  # partitions (hence groups, topics) not seen for expire_after
                 "DELETE FROM samples WHERE context = :c AND (grp, topic, part) IN ("
                 " SELECT grp, topic, part FROM samples WHERE context = :c"
@@ -170,6 +180,15 @@ class LagStore:
                 {"c": context, "cutoff": now - self.expire_after})
 
     # ------------------------------------------------------------------ reading
+
+    def record_times(self, context: str) -> dict[tuple[str, int, int], float]:
+        """Timestamps of the records at the committed offsets `record` last stored, by
+        (topic, partition, offset): a record's timestamp never changes, so a later run need
+        not read it again."""
+        with self._errors():
+            rows = self._db.execute('SELECT topic, part, "offset", ts FROM record_times WHERE context = ?',
+                                    (context,))
+            return {(topic, part, offset): ts for topic, part, offset, ts in rows}
 
     def groups(self, context: str) -> list[str]:
         """Groups with history in this context, sorted."""

@@ -91,6 +91,7 @@ class PartitionLag:
     log_end: int | None
     lag_seconds: float | None = None
     lag_seconds_source: str | None = None  # "record" | "history" | None
+    record_time: float | None = None  # unix seconds of the record at the committed offset, when read
 
     @property
     def lag(self) -> int | None:

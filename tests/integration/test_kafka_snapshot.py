@@ -62,3 +62,25 @@ def test_lag_in_time_comes_from_each_groups_own_record_on_a_shared_partition(san
         assert lags[group].lag == 10 - offset
         assert lags[group].lag_seconds_source == "record"
         assert lags[group].lag_seconds == pytest.approx(expected, abs=10)
+        assert lags[group].record_time == stamps[offset] / 1000
+
+
+def test_a_record_time_already_known_is_not_read_again(sandbox):
+    """The lag store hands back the timestamps read by earlier runs: the snapshot uses those
+    for the same (topic, partition, offset) and reads only the others."""
+    topic, known_group, new_group = unique("known"), unique("known"), unique("new")
+    sandbox.kafka().create_topic(topic, 1, 3)
+    now_ms = int(time.time() * 1000)
+    stamps = [now_ms - (600 - 60 * i) * 1000 for i in range(10)]
+    produce_dated(sandbox.bootstrap_servers, topic, stamps)
+    commit(sandbox.bootstrap_servers, known_group, {(topic, 0): 3})
+    commit(sandbox.bootstrap_servers, new_group, {(topic, 0): 6})
+    remembered = stamps[3] / 1000 - 5000  # not the record's real time: proves it was not read
+
+    snap = sandbox.kafka().snapshot(group_filter=lambda g: g in (known_group, new_group),
+                                    known_record_times={(topic, 0, 3): remembered})
+
+    lags = {l.group: l for l in snap.lags}
+    assert lags[known_group].record_time == remembered
+    assert lags[known_group].lag_seconds == pytest.approx(time.time() - remembered, abs=10)
+    assert lags[new_group].record_time == stamps[6] / 1000

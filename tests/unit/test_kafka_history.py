@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from streamctl import dashboard
-from streamctl.kafka_history import HistoryRequest, join_history
+from streamctl.kafka_history import HistoryRequest, join_history, snapshot_with_history
 from streamctl.lagstore import LagStatus, LagStore
 from streamctl.serialize import snapshot_from_dict
 
@@ -67,6 +67,32 @@ def test_lag_in_time_missing_a_record_timestamp_comes_from_the_history(tmp_path,
     assert completed.lag_seconds == pytest.approx(60.0)
     kept = [lag for lag in joined.lags if lag.lag_seconds_source == "record"]
     assert kept and all(lag in snap.lags for lag in kept)  # read timestamps are left as they are
+
+
+class RecordingBackend:
+    """Answers the same snapshot every time and keeps the record times it was handed."""
+
+    def __init__(self, snap) -> None:
+        self.snap = snap
+        self.known: list[dict] = []
+
+    def snapshot(self, known_record_times=None, **options):
+        self.known.append(known_record_times)
+        return self.snap
+
+
+def test_record_times_read_once_are_handed_to_the_next_snapshot(tmp_path, snap):
+    timed = replace(snap, lags=tuple(
+        replace(lag, record_time=snap.taken_at - lag.lag_seconds) if lag.lag_seconds_source == "record" else lag
+        for lag in snap.lags))
+    backend = RecordingBackend(timed)
+
+    snapshot_with_history(backend, request(tmp_path))
+    snapshot_with_history(backend, request(tmp_path))
+
+    expected = {(lag.topic, lag.partition, lag.committed): lag.record_time
+                for lag in timed.lags if lag.record_time is not None}
+    assert expected and backend.known == [{}, expected]
 
 
 def test_the_dashboard_samples_the_history_once_a_minute(monkeypatch):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -266,11 +267,38 @@ def test_new_file_is_wal_with_a_schema_version(tmp_path):
     LagStore(path).close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
     with LagStore(path) as store:  # reopening keeps the data and the version
         store.record("ctx", [lag(1, 1)], T0)
     with LagStore(path) as store:
         assert store.groups("ctx") == ["g"]
+
+
+def test_a_version_1_file_is_upgraded_and_keeps_its_samples(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with sqlite3.connect(path) as db:  # the schema streamctl wrote before record_times
+        db.execute("""CREATE TABLE samples (
+            context TEXT NOT NULL, grp TEXT NOT NULL, topic TEXT NOT NULL, part INTEGER NOT NULL,
+            ts REAL NOT NULL, committed INTEGER NOT NULL, log_end INTEGER,
+            PRIMARY KEY (context, grp, topic, part, ts)) WITHOUT ROWID""")
+        db.execute("INSERT INTO samples VALUES ('ctx', 'g', 'weblogs', 0, ?, 5, 9)", (T0,))
+        db.execute("PRAGMA user_version = 1")
+    with LagStore(path) as store:
+        assert store.groups("ctx") == ["g"]
+        assert store.record_times("ctx") == {}
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_record_times_are_those_of_the_latest_snapshot(store):
+    timed = replace(lag(5, 9), record_time=T0 - 30)
+    store.record("ctx", [timed, replace(lag(5, 9, group="h"), record_time=T0 - 30), lag(1, 1, partition=1)], T0)
+    store.record("other", [replace(lag(7, 9), record_time=T0 - 5)], T0)
+    assert store.record_times("ctx") == {("weblogs", 0, 5): T0 - 30}
+
+    store.record("ctx", [replace(lag(6, 9), record_time=T0 - 20)], T0 + MINUTE)  # committed moved on
+    assert store.record_times("ctx") == {("weblogs", 0, 6): T0 - 20}
+    assert store.record_times("other") == {("weblogs", 0, 7): T0 - 5}
 
 
 def test_corrupt_file_is_a_clear_error(tmp_path):
