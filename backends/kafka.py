@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import re
+import threading
 import time
 import uuid
 from dataclasses import replace
@@ -86,12 +87,15 @@ class KafkaBackend:
         # Why the brokers refused the login, from librdkafka's error callback (which holds
         # this list, not the backend: no reference cycle keeps a dropped client alive).
         self._refused: list[str] = []
-        self._admin = new_client(AdminClient, {
+        self._admin_config = {
             "error_cb": lambda err, refused=self._refused: _note_refusal(err, refused),
             **self.client_config,
             "socket.timeout.ms": socket_timeout_ms(timeout),
             "log_level": "0",  # connection failures become findings, not stderr noise
-        })
+        }
+        self._admin = new_client(AdminClient, self._admin_config)
+        self._configs_client: AdminClient | None = None
+        self._configs_client_lock = threading.Lock()
 
     # ---- metadata ----------------------------------------------------------------------
 
@@ -115,6 +119,15 @@ class KafkaBackend:
             if self._refused:
                 raise KafkaError(f"metadata request failed: {self._refused[-1]}") from None
             raise
+
+    def _configs_admin(self) -> AdminClient:
+        """A client of its own for the batched DescribeConfigs. A broker serves one request per
+        connection at a time and takes 100 ms or more to describe hundreds of topics: on the
+        shared connection, every group offset read sent to that broker waited behind it."""
+        with self._configs_client_lock:
+            if self._configs_client is None:
+                self._configs_client = new_client(AdminClient, self._admin_config)
+            return self._configs_client
 
     def _learn_mode(self, broker_configs) -> None:
         """KRaft brokers have `process.roles` set; asked once per backend, then remembered."""
@@ -176,7 +189,7 @@ class KafkaBackend:
             resources.append(broker)
         if not resources:
             return {}
-        futures = self._admin.describe_configs(resources, request_timeout=deadline.left("describe_configs"))
+        futures = self._configs_admin().describe_configs(resources, request_timeout=deadline.left("describe_configs"))
         configs: dict[str, dict[str, str]] = {}
         for resource, future in futures.items():
             try:
