@@ -142,7 +142,9 @@ def render_json(evaluation: Evaluation, now: float) -> str:
             for m in evaluation.metrics
         ],
     }
-    return json.dumps(document, indent=2, allow_nan=False) + "\n"
+    # One line: without indent the json module encodes in C (an indented document of a large
+    # cluster's metrics took 20-40 ms in Python); `jq .` shows it indented.
+    return json.dumps(document, allow_nan=False, separators=(",", ":")) + "\n"
 
 
 def _finite(x: float | None) -> float | None:
