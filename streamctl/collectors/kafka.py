@@ -36,7 +36,8 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     # The dashboard's client process joins the history itself: that work stays out of its UI.
     joined = getattr(backend, "snapshot_with_history", None) or partial(snapshot_with_history, backend)
     try:
-        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group)
+        # The rules judge offsets and lag, never members: the groups are listed, not described.
+        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False)
     except KafkaError as exc:
         if time.monotonic() >= deadline_at - reserve - 0.1:
             silent = _silent(ctx.kafka.bootstrap_servers.split(","), deadline_at)
