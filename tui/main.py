@@ -41,3 +41,4 @@ def _quiet_garbage_collector() -> None:
     hundred refreshes instead of every other one; each young collection stays near 20 ms."""
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
+    gc.enable()  # the CLI runs its commands without it (streamctl/cli.py)
