@@ -4,7 +4,8 @@
     .venv/bin/python -m bench.check_vs_kafka_cli [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
 
 Starts its own sandbox (3 brokers, ZooKeeper) in a temporary directory, creates the topics and
-groups with committed offsets, then times, as whole processes (median of --runs):
+groups with committed offsets, waits for the brokers to go quiet after that (under a quarter
+of a core for 5 s, at most 2 minutes), then times, as whole processes (median of --runs):
   streamctl   `streamctl check --format json` (every rule, lag of every group)
   kafka CLI   TopicCommand --describe with --under-replicated-partitions, then
               --unavailable-partitions, then --under-min-isr-partitions (the three are exclusive),
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 
 import yaml
-from bench.scene import populate
+from bench.scene import populate, wait_until_quiet
 from streamctl.jvm import tool_argv
 from streamctl.sandbox import Sandbox
 
@@ -85,6 +86,8 @@ def main() -> None:
             populate(bootstrap, args.topics, args.partitions, args.groups)
             print(f"populated {args.topics} topics x {args.partitions} partitions (rf 3), "
                   f"{args.groups} groups in {time.perf_counter() - started:.1f} s", flush=True)
+            waited, cores = wait_until_quiet([s.pid for s in sandbox.status() if s.pid])
+            print(f"brokers quiet after {waited:.0f} s more ({cores:.2f} of a core)", flush=True)
         config = tmp / "bench.yaml"
         config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
             "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3, "timeout": 30},

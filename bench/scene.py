@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -31,3 +32,31 @@ def populate(bootstrap: str, topics: int, partitions: int, groups: int) -> None:
         consumer.commit(offsets=[TopicPartition(topic, p, 5 + p) for p in range(partitions)],
                         asynchronous=False)
         consumer.close()
+
+
+def wait_until_quiet(pids: list[int], busy: float = 0.25, window: float = 5.0, limit: float = 120.0) -> tuple[float, float]:
+    """Wait until these processes together use less than `busy` of one core over `window`
+    seconds, for at most `limit` seconds. A just-populated cluster keeps its brokers busy for a
+    minute or more (leader balancing, loading the offsets topic, the JIT), and a measurement
+    taken then measures that churn. Returns (seconds waited, cores used in the last window)."""
+    started = time.monotonic()
+    ticks_per_second = os.sysconf("SC_CLK_TCK")
+    while True:
+        before = _cpu_ticks(pids)
+        time.sleep(window)
+        used = (_cpu_ticks(pids) - before) / ticks_per_second / window
+        waited = time.monotonic() - started
+        if used < busy or waited >= limit:
+            return waited, used
+
+
+def _cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total

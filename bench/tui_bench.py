@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.tui_bench [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
                                         [--bootstrap HOST:PORT,...] [--trace-out DIR]
 
-Starts its own sandbox (3 brokers), creates the topics and groups (or measures the populated
-cluster at --bootstrap), then runs `streamctl` in a pseudo-terminal (120x40) with STREAMCTL_TRACE
+Starts its own sandbox (3 brokers), creates the topics and groups and waits for the brokers to
+go quiet after that (or measures the populated cluster at --bootstrap), then runs `streamctl` in a pseudo-terminal (120x40) with STREAMCTL_TRACE
 set, --runs times, and measures, as whole processes:
   first paint   process start -> the Overview's first frame (target < 1.0 s), and -> the
                 Overview painted with every component evaluated
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.scene import populate
+from bench.scene import populate, wait_until_quiet
 from streamctl.sandbox import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
@@ -174,6 +174,8 @@ def main() -> None:
         else:
             bootstrap = sandbox.up(brokers=3, with_addons=False)[0].bootstrap_servers
             populate(bootstrap, args.topics, args.partitions, args.groups)
+            waited, cores = wait_until_quiet([s.pid for s in sandbox.status() if s.pid])
+            print(f"populated; brokers quiet after {waited:.0f} s more ({cores:.2f} of a core)", flush=True)
         config = tmp / "bench.yaml"
         config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
             "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3}}}}))
