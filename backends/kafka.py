@@ -140,12 +140,14 @@ class KafkaBackend:
                  deadline: Deadline | None = None,
                  group_filter: Callable[[str], bool] = lambda _: True,
                  known_record_times: Mapping[tuple[str, int, int], float] | None = None,
-                 group_members: bool = True) -> KafkaSnapshot:
+                 group_members: bool = True, group_offsets: bool = True) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
 
         `group_members=False` skips describing the groups: each then has only the state and
         type the group listing gives, no members, assignments or coordinator (the health
         rules need none of them, and describing 300 groups costs the brokers ~80 ms of CPU).
+        `group_offsets=False` skips their committed offsets too (no lags): one request per
+        group, for screens that only name the groups.
 
         `known_record_times`: timestamps of records read before, by (topic, partition, offset).
         A record's timestamp never changes, so those are not read again.
@@ -160,8 +162,8 @@ class KafkaBackend:
         probe = self._probe_consumer()
         stuck: list[concurrent.futures.Future] = []  # offset reads still inside `probe`
         try:
-            groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter, group_members)
-                          if groups else None)
+            groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter,
+                                      group_members, group_offsets) if groups else None)
             md = self._metadata(None, deadline)
             configs_job = pool.submit(self._configs, md, deadline, errors)
             earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
@@ -181,12 +183,13 @@ class KafkaBackend:
         return replace(snap, errors=tuple(errors))
 
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
-                            members: bool):
-        """The listed groups (described, when `members`) and their committed offsets, read at the same time."""
+                            members: bool, offsets: bool):
+        """The listed groups (described, when `members`) and their committed offsets (when
+        `offsets`), read at the same time."""
         listed = self._listed_groups(deadline, errors, keep)
         ids = [g.id for g in listed]
         described = pool.submit(self._describe_groups, ids, deadline, errors) if members else None
-        committed = self._committed(ids, deadline, errors)
+        committed = self._committed(ids, deadline, errors) if offsets else {}
         return (described.result() if described else listed), committed
 
     def _configs(self, md, deadline: Deadline, errors: list[str]):

@@ -23,7 +23,7 @@ class DashboardSource(Protocol):
     context_name: str
     read_only: bool
 
-    def kafka_snapshot(self, lag_time: bool = True) -> KafkaSnapshot: ...
+    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True) -> KafkaSnapshot: ...
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
 
@@ -68,12 +68,14 @@ class Dashboard:
 
         return sorted(load_config(self.config_path).contexts)
 
-    def kafka_snapshot(self, lag_time: bool = True) -> KafkaSnapshot:
+    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True) -> KafkaSnapshot:
         """The cluster as every Kafka screen shows it; lag_time=False skips reading the records
-        at the committed offsets (screens that show no lag in time)."""
+        at the committed offsets (screens that show no lag in time); group_details=False lists
+        the groups without their members or offsets (screens that only name them)."""
         from streamctl.health import Filters
 
-        return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group)
+        return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
+                                   group_members=group_details, group_offsets=group_details)
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the

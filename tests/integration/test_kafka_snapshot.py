@@ -88,7 +88,8 @@ def test_a_record_time_already_known_is_not_read_again(sandbox):
 
 def test_groups_listed_not_described_keep_their_state_and_offsets(sandbox):
     """check's snapshot (group_members=False) skips DescribeGroups: the groups still come with
-    the listing's state and type, and the same committed offsets and lag."""
+    the listing's state and type, and the same committed offsets and lag. Without
+    group_offsets, the groups are only named."""
     topic, group = unique("listed"), unique("listed")
     sandbox.kafka().create_topic(topic, 2, 3)
     produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
@@ -97,8 +98,11 @@ def test_groups_listed_not_described_keep_their_state_and_offsets(sandbox):
 
     listed = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False, group_members=False)
     described = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False)
+    named = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False, group_members=False,
+                           group_offsets=False)
 
     assert [(g.id, g.state, g.type, g.members) for g in listed.groups] == [(group, "EMPTY", "CLASSIC", ())]
     assert described.groups[0].state == "EMPTY" and described.groups[0].protocol is None
     assert [(l.topic, l.partition, l.committed, l.lag) for l in listed.lags] == \
         [(l.topic, l.partition, l.committed, l.lag) for l in described.lags] == [(topic, 0, 3, 7), (topic, 1, 4, 6)]
+    assert named.groups == listed.groups and named.lags == ()  # the Topics screen's view: names only

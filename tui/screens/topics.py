@@ -54,7 +54,7 @@ class TopicsScreen(DataScreen):
         yield FilterTable(COLUMNS, id="topics")
 
     def fetch(self):
-        snap = self.source.kafka_snapshot(lag_time=False)
+        snap = self.source.kafka_snapshot(lag_time=False, group_details=False)
         return snap, [_row(t) for t in snap.topics]
 
     def show(self, data) -> None:
