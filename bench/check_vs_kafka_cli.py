@@ -2,10 +2,12 @@
 """Benchmark: `streamctl check` against Kafka's own CLI tools and `kcat -L`, same cluster, same run.
 
     .venv/bin/python -m bench.check_vs_kafka_cli [--topics 300] [--partitions 6] [--groups 300] [--runs 3]
+                                                 [--warmup 3] [--bootstrap HOST:PORT,...] [--keep]
 
 Starts its own sandbox (3 brokers, ZooKeeper) in a temporary directory, creates the topics and
 groups with committed offsets, waits for the brokers to go quiet after that (under a quarter
-of a core for 5 s, at most 2 minutes), then times, as whole processes (median of --runs):
+of a core for 5 s, at most 2 minutes), runs every command --warmup times (the first run is
+reported), then times, as whole processes (median of --runs):
   streamctl   `streamctl check --format json` (every rule, lag of every group)
   kafka CLI   TopicCommand --describe with --under-replicated-partitions, then
               --unavailable-partitions, then --under-min-isr-partitions (the three are exclusive),
@@ -44,18 +46,24 @@ def run(argv: list[str], env: dict[str, str], ok=(0,)) -> float:
     return took
 
 
-def timed(commands: dict[str, tuple[list[str], tuple[int, ...]]], env: dict[str, str],
-          runs: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Seconds of each command's first run, and the median of the runs after it. The first
-    run warms the page cache and the brokers' first answers (and for check, starts its lag
-    history, as cron's first run does); then the commands take turns, so a busy moment of the
-    machine falls on all of them alike rather than on one."""
+def timed(commands: dict[str, tuple[list[str], tuple[int, ...]]], env: dict[str, str], runs: int,
+          warmup: int) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Seconds of each command's first run, and of each of the `runs` after `warmup` rounds.
+
+    The first run warms the page cache and, for check, starts its lag history as cron's first
+    run does. A sandbox's brokers were started a minute ago: until their request handlers have
+    run a few thousand times the JVM interprets them, which no long-running cluster does, so
+    `warmup` rounds of every command go untimed. Then the commands take turns, so a busy moment
+    of the machine falls on all of them alike rather than on one."""
     first = {name: run(argv, env, ok) for name, (argv, ok) in commands.items()}
+    for _ in range(warmup - 1):
+        for argv, ok in commands.values():
+            run(argv, env, ok)
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, (argv, ok) in commands.items():
             samples[name].append(run(argv, env, ok))
-    return first, {name: statistics.median(values) for name, values in samples.items()}
+    return first, samples
 
 
 def main() -> None:
@@ -64,6 +72,8 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--groups", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=3,
+                        help="untimed rounds of every command first (the first one is reported)")
     parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
     parser.add_argument("--bootstrap", metavar="HOST:PORT,...",
                         help="measure this already populated 3-broker cluster instead of a new sandbox")
@@ -105,7 +115,8 @@ def main() -> None:
             "groups": (tool_argv(group_cmd, "--bootstrap-server", bootstrap, "--describe", "--all-groups"), (0,)),
             "kcat": ([kcat, "-L", "-b", bootstrap], (0,)),
         }
-        first, medians = timed(commands, env, args.runs)
+        first, samples = timed(commands, env, args.runs, args.warmup)
+        medians = {name: statistics.median(values) for name, values in samples.items()}
         ours, kafka_groups, floor = medians["streamctl"], medians["groups"], medians["kcat"]
         kafka_topics = sum(medians[flag] for flag in commands if flag.startswith("--"))
     finally:
@@ -119,7 +130,7 @@ def main() -> None:
     cluster = (f"the cluster at {args.bootstrap}" if args.bootstrap else
                f"3 brokers, {args.topics} topics x {args.partitions} partitions, {args.groups} groups")
     print(f"cluster: {cluster}; "
-          f"median of {args.runs} runs after a first run of each, taking turns, whole processes")
+          f"median of {args.runs} runs after {args.warmup} warm-up rounds, taking turns, whole processes")
     print(f"  streamctl check (all rules, lag of every group)   {ours:8.3f} s")
     print(f"    its first run (no lag history, every record read) {first['streamctl']:6.3f} s"
           f"   ({kafka_topics + kafka_groups:.3f} / that = {(kafka_topics + kafka_groups) / first['streamctl']:.1f}x)")
@@ -127,6 +138,7 @@ def main() -> None:
     print(f"             kafka-consumer-groups --describe --all-groups {kafka_groups:8.3f} s")
     print(f"             pair total                              {kafka_cli:8.3f} s")
     print(f"  kcat -L (one metadata round trip)                  {floor:8.3f} s")
+    print("  each run of check:", " ".join(f"{t:.3f}" for t in samples["streamctl"]))
     print(f"ratio Kafka CLI / streamctl = {kafka_cli / ours:5.1f}x   (target >= 10x)")
     print(f"ratio streamctl / kcat -L   = {ours / floor:5.1f}x   (target <= 3x)")
 
