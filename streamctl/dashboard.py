@@ -23,7 +23,8 @@ class DashboardSource(Protocol):
     context_name: str
     read_only: bool
 
-    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True) -> KafkaSnapshot: ...
+    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True,
+                       topic_configs: bool = True) -> KafkaSnapshot: ...
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
 
@@ -68,14 +69,17 @@ class Dashboard:
 
         return sorted(load_config(self.config_path).contexts)
 
-    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True) -> KafkaSnapshot:
+    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True,
+                       topic_configs: bool = True) -> KafkaSnapshot:
         """The cluster as every Kafka screen shows it; lag_time=False skips reading the records
         at the committed offsets (screens that show no lag in time); group_details=False lists
-        the groups without their members or offsets (screens that only name them)."""
+        the groups without their members or offsets (screens that only name them);
+        topic_configs=False skips the topics' configs (screens that show none)."""
         from streamctl.health import Filters
 
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
-                                   group_members=group_details, group_offsets=group_details)
+                                   group_members=group_details, group_offsets=group_details,
+                                   topic_configs=topic_configs)
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the
@@ -88,7 +92,8 @@ class Dashboard:
         request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,
                                  thresholds.stall_window_seconds, record=self._sample_due())
         try:
-            return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group)
+            return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group,
+                                                    topic_configs=False)  # the Groups screen shows none
         except StreamctlError:
             if request.record:
                 self._last_sample = float("-inf")  # nothing recorded: the next refresh samples

@@ -106,3 +106,22 @@ def test_groups_listed_not_described_keep_their_state_and_offsets(sandbox):
     assert [(l.topic, l.partition, l.committed, l.lag) for l in listed.lags] == \
         [(l.topic, l.partition, l.committed, l.lag) for l in described.lags] == [(topic, 0, 3, 7), (topic, 1, 4, 6)]
     assert named.groups == listed.groups and named.lags == ()  # the Topics screen's view: names only
+
+
+def test_without_topic_configs_the_partitions_and_lag_are_the_same(sandbox):
+    """The Groups and Brokers screens skip DescribeConfigs: the topics then carry no configs and
+    no min.insync.replicas, and everything else reads the same."""
+    topic, group = unique("noconf"), unique("noconf")
+    sandbox.kafka().create_topic(topic, 2, 3)
+    produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
+    commit(sandbox.bootstrap_servers, group, {(topic, 0): 3, (topic, 1): 4})
+    kafka = sandbox.kafka()
+
+    with_configs = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False)
+    without = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False, topic_configs=False)
+
+    assert with_configs.topic(topic).configs["min.insync.replicas"]
+    assert without.topic(topic).configs == {} and {p.min_isr for p in without.topic(topic).partitions} == {None}
+    assert [(p.partition, p.leader, p.replicas, p.isr, p.low, p.high) for p in without.topic(topic).partitions] == \
+        [(p.partition, p.leader, p.replicas, p.isr, p.low, p.high) for p in with_configs.topic(topic).partitions]
+    assert [(l.partition, l.committed, l.lag) for l in without.lags] == [(0, 3, 7), (1, 4, 6)]

@@ -44,7 +44,7 @@ class RecordedSource:
     def __post_init__(self):
         self.snapshot = snapshot_from_dict(json.loads((FIXTURES / f"{self.fixture}.json").read_text()))
 
-    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True):
+    def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True, topic_configs: bool = True):
         return self.snapshot
 
     def kafka_groups(self):

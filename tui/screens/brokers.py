@@ -24,7 +24,7 @@ class BrokersScreen(DataScreen):
         super().on_mount()
 
     def fetch(self):
-        return self.source.kafka_snapshot(lag_time=False, group_details=False)
+        return self.source.kafka_snapshot(lag_time=False, group_details=False, topic_configs=False)
 
     def show(self, snap) -> None:
         self.app.last_kafka = snap
