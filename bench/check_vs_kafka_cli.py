@@ -6,7 +6,7 @@
 
 Starts its own sandbox (3 brokers, ZooKeeper) in a temporary directory, creates the topics and
 groups with committed offsets, waits for the brokers to go quiet after that (under a quarter
-of a core for 5 s, at most 2 minutes), runs every command --warmup times (the first run is
+of a core for 5 s, at most 2 minutes), runs every command --warmup times (default 10; the first run is
 reported), then times, as whole processes (median of --runs):
   streamctl   `streamctl check --format json` (every rule, lag of every group)
   kafka CLI   TopicCommand --describe with --under-replicated-partitions, then
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--groups", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--warmup", type=int, default=3,
+    parser.add_argument("--warmup", type=int, default=10,
                         help="untimed rounds of every command first (the first one is reported)")
     parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
     parser.add_argument("--bootstrap", metavar="HOST:PORT,...",
