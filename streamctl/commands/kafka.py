@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import asdict
 
 import click
@@ -11,11 +12,16 @@ from streamctl.commands.common import OUTPUT, Session, emit
 from streamctl.errors import StreamctlError, UsageError
 
 
+@contextmanager
 def _kafka(session: Session):
-    from streamctl.backends.kafka import KafkaBackend
+    """The context and a client for its cluster; a read that fails names the cluster."""
+    from streamctl.backends.kafka import KafkaBackend, KafkaError
 
     ctx = session.context()
-    return ctx, KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    try:
+        yield ctx, KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    except KafkaError as exc:
+        raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
 
 
 def _incomplete(snap) -> None:
@@ -41,8 +47,8 @@ def _groups_read(snap, name: str | None = None) -> None:
 @click.pass_obj
 def brokers(session: Session, output: str) -> None:
     """The cluster's brokers (one metadata call)."""
-    _, kafka = _kafka(session)
-    md = kafka.metadata()
+    with _kafka(session) as (_, kafka):
+        md = kafka.metadata()
     data = {"cluster_id": md.cluster_id, "kraft": md.kraft, "controller_id": md.controller_id,
             "brokers": [asdict(b) for b in md.brokers]}
     if output == "json":
@@ -68,8 +74,8 @@ def topics_list(session: Session, output: str, internal: bool, sort: str) -> Non
     from streamctl import serialize
     from streamctl.health import Filters
 
-    ctx, kafka = _kafka(session)
-    snap = kafka.snapshot(groups=False)
+    with _kafka(session) as (ctx, kafka):
+        snap = kafka.snapshot(groups=False)
     _incomplete(snap)
     filters = Filters.from_context(ctx)
     rows = [serialize.topic_summary(t) for t in snap.topics
@@ -89,8 +95,8 @@ def topics_describe(session: Session, name: str, output: str) -> None:
     """Partitions (leader, replicas, ISR, watermarks), configs and consuming groups of a topic."""
     from streamctl import serialize
 
-    _, kafka = _kafka(session)
-    snap = kafka.snapshot(lag_time=False)
+    with _kafka(session) as (_, kafka):
+        snap = kafka.snapshot(lag_time=False)
     topic = snap.topic(name)
     if topic is None:
         raise UsageError(f"no topic {name!r} in the cluster")
@@ -114,8 +120,8 @@ def groups_list(session: Session, output: str, sort: str) -> None:
     from streamctl import serialize
     from streamctl.health import Filters
 
-    ctx, kafka = _kafka(session)
-    snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
+    with _kafka(session) as (ctx, kafka):
+        snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
     _groups_read(snap)
     rows = [serialize.group_summary(g, snap) for g in snap.groups]
     if sort == "lag":
@@ -133,8 +139,8 @@ def groups_describe(session: Session, name: str, output: str) -> None:
     """A group's members, assignments and per-partition offsets and lag."""
     from streamctl import serialize
 
-    _, kafka = _kafka(session)
-    snap = kafka.snapshot(group_filter=lambda g: g == name)
+    with _kafka(session) as (_, kafka):
+        snap = kafka.snapshot(group_filter=lambda g: g == name)
     _groups_read(snap, name)
     group = snap.group(name)
     from streamctl.ui_console import group_detail
@@ -152,9 +158,9 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
     from streamctl import serialize
     from streamctl.health import Filters
 
-    ctx, kafka = _kafka(session)
-    keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
-    snap = kafka.snapshot(group_filter=keep)
+    with _kafka(session) as (ctx, kafka):
+        keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
+        snap = kafka.snapshot(group_filter=keep)
     _groups_read(snap, name)
     rows = [serialize.lag(l) for l in snap.lags]
     if sort == "lag":

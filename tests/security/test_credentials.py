@@ -64,7 +64,8 @@ def test_wrong_kafka_password(secure, config):
                                     **secure.password_env(kafka=WRONG_PASSWORD))
     assert result.returncode == 1
     assert one_error_line(result) == (
-        f"streamctl: error: metadata request failed: sasl_plaintext://{secure.bootstrap_servers}/bootstrap: "
+        f"streamctl: error: Kafka at {secure.bootstrap_servers}: metadata request failed: "
+        f"sasl_plaintext://{secure.bootstrap_servers}/bootstrap: "
         "SASL authentication error: Authentication failed during authentication due to invalid credentials "
         "with SASL mechanism SCRAM-SHA-512")
     assert took < IN_TIME
