@@ -28,22 +28,27 @@ class HistoryRequest:
 
 def snapshot_with_history(backend, request: HistoryRequest,
                           **snapshot_options) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
-    """backend.snapshot(**snapshot_options), then join_history. The record timestamps the
-    history already holds are not read again."""
+    """backend.snapshot(**snapshot_options), joined with the history as join_history does; the
+    record timestamps the history already holds are not read again. One open of the store
+    serves both (it holds no lock while the snapshot is read)."""
     with LagStore(request.store) as store:
-        known = store.record_times(request.context)
-    return join_history(backend.snapshot(known_record_times=known, **snapshot_options), request)
+        snap = backend.snapshot(known_record_times=store.record_times(request.context), **snapshot_options)
+        return _join(store, snap, request)
 
 
 def join_history(snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
     """The snapshot (lag in time completed from the history) and the status of each of its groups."""
-    now = request.now if request.now is not None else snap.taken_at
     with LagStore(request.store) as store:
-        if request.record:
-            store.record(request.context, snap.lags, now)
-        statuses = store.evaluate_groups(request.context, [g.id for g in snap.groups], now,
-                                         request.allowed_lag, request.window)
-        lags = tuple(_with_history_seconds(store, request.context, lag, now) for lag in snap.lags)
+        return _join(store, snap, request)
+
+
+def _join(store: LagStore, snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
+    now = request.now if request.now is not None else snap.taken_at
+    if request.record:
+        store.record(request.context, snap.lags, now)
+    statuses = store.evaluate_groups(request.context, [g.id for g in snap.groups], now,
+                                     request.allowed_lag, request.window)
+    lags = tuple(_with_history_seconds(store, request.context, lag, now) for lag in snap.lags)
     return replace(snap, lags=lags), statuses
 
 
