@@ -1,1 +1,0 @@
-"""CLI command groups, loaded on demand by streamctl.cli."""
