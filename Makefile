@@ -12,7 +12,7 @@ $(BIN)/python:
 # One stamp per extra set, redone when pyproject.toml changes.
 # Bytecode compiled up front, as pip does for a regular install: an editable install otherwise
 # compiles every module at each start where PYTHONDONTWRITEBYTECODE is set (tens of ms a run).
-$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-%: pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/pip install -q -e '.[$(subst +,$(comma),$*)]'
 	$(BIN)/python -m compileall -q streamctl backends tui agents jobs
 	touch $@

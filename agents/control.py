@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from streamctl import paths, procs
+from streamctl import paths
+from streamctl.jvm import processes as procs
 from streamctl.agents import launcher
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
@@ -94,7 +95,7 @@ def launch_argv(name: str, agent, control: Control) -> list[str]:
         raise UsageError(f"agent {name!r}: metrics_url {agent.metrics_url} names no port to listen on")
     log4j = state_dir() / "flume-log4j2.properties"
     write_atomic(log4j, launcher.LOG4J2, mode=0o644)
-    from streamctl.jvm import java
+    from streamctl.jvm.java import java
 
     argv = launcher.argv(name, Path(agent.config_file), port, log4j)
     return [java(), *argv[1:]]

@@ -10,9 +10,9 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from streamctl import maven
+from streamctl.jvm import maven
 from streamctl.errors import UsageError
-from streamctl.jvm import log4j2_console
+from streamctl.jvm.java import log4j2_console
 
 FLUME_VERSION = "1.11.0"
 LOG4J2_VERSION = maven.LOG4J2_VERSION

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from streamctl import procs
+from streamctl.jvm import processes as procs
 from streamctl.agents import launcher
 from streamctl.backends.flume import FlumeError, fetch
-from streamctl.sandbox import Addon, Sandbox, SandboxState, Service
+from streamctl.sandbox.stack import Addon, Sandbox, SandboxState, Service
 
 ROLE = "flume"
 AGENT = "weblogs"

@@ -23,7 +23,7 @@ from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.model import (
+from streamctl.model.kafka import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
 )
 

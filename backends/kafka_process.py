@@ -31,7 +31,7 @@ from streamctl.backends.kafka import KafkaError
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time
-JOB_SNAPSHOT_WITH_HISTORY = "job:snapshot_with_history"  # not a KafkaAdmin method: see _target()
+CALL_WITH_ADMIN = "call:with_admin"  # not a KafkaAdmin method: see _target()
 
 
 class KafkaProcessError(KafkaError):
@@ -58,10 +58,11 @@ class KafkaProcess:
         with self._lock:
             self._running_child()
 
-    def snapshot_with_history(self, request, **snapshot_options):
-        """streamctl.kafka_history.snapshot_with_history, run in the child: the lag-history work
-        (SQLite reads, judging every group) keeps its CPU out of the dashboard's process."""
-        return self._call(JOB_SNAPSHOT_WITH_HISTORY, request, **snapshot_options)
+    def call_with_admin(self, function, *args, **kwargs):
+        """`function(admin, *args, **kwargs)` run in the child, for work whose CPU should stay out
+        of the caller's process (the lag-history join). A module-level function: it crosses the
+        process boundary by name, so this adapter never imports the code it runs."""
+        return self._call(CALL_WITH_ADMIN, function, *args, **kwargs)
 
     def close(self) -> None:
         with self._lock:
@@ -234,10 +235,8 @@ def serve(fd: int) -> None:
 
 
 def _target(admin, method: str):
-    if method == JOB_SNAPSHOT_WITH_HISTORY:
-        from streamctl.kafka_history import snapshot_with_history
-
-        return functools.partial(snapshot_with_history, admin)
+    if method == CALL_WITH_ADMIN:
+        return lambda function, *args, **kwargs: function(admin, *args, **kwargs)
     return getattr(admin, method)
 
 

@@ -1,7 +1,7 @@
 """ZooKeeper adapter on kazoo: browse, walk, watch and change znodes, every call bounded.
 
 Generic on purpose (Kafka, HBase, Hadoop HA and Solr keep state here); the Kafka views are a
-layer on top (streamctl.zk_kafka). Reads use a read-only-capable session (kazoo
+layer on top (streamctl.zookeeper.kafka_znodes). Reads use a read-only-capable session (kazoo
 `read_only=True`); a backend for changes is opened with `read_only=False`.
 
 Walking many znodes goes through kazoo's async API with bounded pipelining: up to `window`
@@ -405,7 +405,7 @@ class ZooKeeperBackend:
         DataWatch(self.connect(), path, on_change)
         return sub
 
-    # ---- changes (the plans and checks live in streamctl.zk_ops) ---------------------------
+    # ---- changes (the plans and checks live in streamctl.zookeeper.plans) ---------------------------
 
     def create(self, path: str, data: bytes, makepath: bool = False) -> str:
         validate_path(path)

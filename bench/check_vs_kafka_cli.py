@@ -31,8 +31,8 @@ from pathlib import Path
 
 import yaml
 from bench.scene import populate, wait_until_quiet
-from streamctl.jvm import tool_argv
-from streamctl.sandbox import Sandbox
+from streamctl.jvm.java import tool_argv
+from streamctl.sandbox.stack import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
 

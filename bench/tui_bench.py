@@ -37,7 +37,7 @@ from pathlib import Path
 import yaml
 
 from bench.scene import populate, wait_until_quiet
-from streamctl.sandbox import Sandbox
+from streamctl.sandbox.stack import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
 BASELINE_APP = """

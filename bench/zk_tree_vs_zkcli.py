@@ -25,8 +25,8 @@ import time
 from collections import deque
 from pathlib import Path
 
-from streamctl.jvm import tool_argv
-from streamctl.sandbox import Sandbox
+from streamctl.jvm.java import tool_argv
+from streamctl.sandbox.stack import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
 PAYLOAD = b"x" * 20

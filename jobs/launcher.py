@@ -24,9 +24,10 @@ from pathlib import Path
 
 import psutil
 
-from streamctl import maven, paths, procs
+from streamctl.jvm import maven, processes as procs
+from streamctl import paths
 from streamctl.atomic import write_atomic
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import ExitCode, StreamctlError, UsageError
 
 PYSPARK_PIN = "4.2.0"  # pyproject's `spark` extra pins the same version
 DRIVER_MEMORY = "768m"
@@ -215,7 +216,7 @@ def submit_argv(spec: JobSpec) -> tuple[list[str], dict[str, str]]:
         conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
         env["SPARK_LOCAL_IP"] = "127.0.0.1"
     if "JAVA_HOME" not in os.environ:
-        from streamctl.jvm import java
+        from streamctl.jvm.java import java
 
         env["JAVA_HOME"] = str(Path(os.path.realpath(java())).parents[1])
     argv = [str(spark_submit()), "--master", spec.master, "--name", spec.name,
@@ -366,13 +367,13 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] != "run":
         print("usage: python -m streamctl.jobs.launcher run SPEC.json", file=sys.stderr)
-        return 3
+        return ExitCode.USAGE
     try:
         exec_run(Path(args[1]))
     except (OSError, StreamctlError, ValueError, TypeError) as exc:
         print(f"streamctl.jobs.launcher: error: {exc}", file=sys.stderr)
-        return 1
-    return 0  # not reached: exec replaced this process
+        return ExitCode.FAILURE
+    return ExitCode.OK  # not reached: exec replaced this process
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamctl import procs
+from streamctl.jvm import processes as procs
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
-from streamctl.sandbox import Addon, Sandbox, SandboxState, Service
+from streamctl.sandbox.stack import Addon, Sandbox, SandboxState, Service
 
 JOB = "weblog-stats"
 SERVICE = f"spark-{JOB}"

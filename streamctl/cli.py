@@ -9,22 +9,22 @@ import sys
 
 import click
 
-from streamctl.commands.common import Session
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.session import Session
+from streamctl.errors import ExitCode, StreamctlError, UsageError
 
 # name -> "module:attribute" of a click command; imported only when that command runs.
 COMMANDS = {
     "dashboard": "streamctl.tui.main:dashboard",
-    "check": "streamctl.commands.check:check_command",
-    "sandbox": "streamctl.commands.sandbox:sandbox",
-    "brokers": "streamctl.commands.kafka:brokers",
-    "topics": "streamctl.commands.kafka:topics",
-    "groups": "streamctl.commands.kafka:groups",
-    "elect-leaders": "streamctl.commands.kafka_ops:elect_leaders",
-    "audit": "streamctl.commands.kafka_ops:audit",
-    "zk": "streamctl.commands.zk:zk",
-    "agents": "streamctl.commands.agents:agents",
-    "jobs": "streamctl.commands.jobs:jobs",
+    "check": "streamctl.check.command:check_command",
+    "sandbox": "streamctl.sandbox.commands:sandbox",
+    "brokers": "streamctl.kafka.commands:brokers",
+    "topics": "streamctl.kafka.commands:topics",
+    "groups": "streamctl.kafka.commands:groups",
+    "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
+    "audit": "streamctl.kafka.change_commands:audit",
+    "zk": "streamctl.zookeeper.commands:zk",
+    "agents": "streamctl.flume.commands:agents",
+    "jobs": "streamctl.spark.commands:jobs",
 }
 
 
@@ -82,7 +82,7 @@ def _run(argv: list[str] | None) -> int:
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("streamctl: aborted", err=True)
-        return 130
+        return ExitCode.INTERRUPTED
     except click.ClickException as exc:  # usage errors: bad option, missing argument
         click.echo(f"streamctl: error: {exc.format_message()}", err=True)
         return UsageError.exit_code
@@ -91,8 +91,8 @@ def _run(argv: list[str] | None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         click.echo("streamctl: interrupted", err=True)
-        return 130
-    return code if isinstance(code, int) else 0  # ctx.exit(n) returns n here
+        return ExitCode.INTERRUPTED
+    return code if isinstance(code, int) else ExitCode.OK  # ctx.exit(n) returns n here
 
 
 if __name__ == "__main__":

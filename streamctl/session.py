@@ -1,14 +1,8 @@
-"""What every command shares: the session (global options), output switches, emitters."""
+"""The session: what the global options (--context, --config, --read-only) select."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-import click
-
-OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table",
-                      show_default=True, help="Output format.")
 
 
 class Session:
@@ -30,10 +24,3 @@ class Session:
 
         return load_config(self.config_path).context(self.context_name)
 
-
-def emit(output: str, data, render) -> None:
-    """JSON to stdout, or the rich renderer for tables."""
-    if output == "json":
-        click.echo(json.dumps(data, indent=2))
-    else:
-        render(data)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from streamctl.backends.kafka import KafkaBackend
-from streamctl.sandbox import Sandbox, SandboxState
+from streamctl.sandbox.stack import Sandbox, SandboxState
 
 
 class RunningSandbox:

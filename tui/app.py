@@ -7,7 +7,7 @@ import time
 from textual.app import App
 from textual.binding import Binding
 
-from streamctl.tui.commands import StreamctlCommands, entries
+from streamctl.tui.palette import StreamctlCommands, entries
 from streamctl.tui.trace import Trace
 from streamctl.tui.screens.agents import AgentsScreen
 from streamctl.tui.screens.brokers import BrokersScreen
@@ -114,7 +114,7 @@ class StreamctlApp(App):
             self.action_refresh_screen()
 
     def elect_leaders(self) -> None:
-        from streamctl.ops import kafka_exec
+        from streamctl.kafka import execute as kafka_exec
         from streamctl.tui.screens.plan_dialog import OperationRequest
 
         kafka, context = self.source.kafka, self.source.context_name

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from streamctl.commands.common import Session
+from streamctl.session import Session
 from streamctl.errors import UsageError
 
 
@@ -17,7 +17,7 @@ from streamctl.errors import UsageError
 @click.pass_obj
 def dashboard(session: Session, refresh: float) -> None:
     """The interactive dashboard (also what `streamctl` alone opens)."""
-    from streamctl.dashboard import make_dashboard
+    from streamctl.overview.dashboard_source import make_dashboard
     from streamctl.tui.app import StreamctlApp
 
     if not sys.stdout.isatty() or not sys.stdin.isatty():

@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from streamctl.commands.common import Session
+from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
 
 
 def _components(value: str | None) -> list[str] | None:
-    from streamctl.evaluate import available
+    from streamctl.check.evaluate import available
 
     if value is None:
         return None
@@ -38,8 +38,8 @@ def check_command(session: Session, component: str | None, fmt: str, prometheus_
     """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
     import time
 
-    from streamctl import check
-    from streamctl.evaluate import configured_components, evaluate
+    from streamctl.check import render as check
+    from streamctl.check.evaluate import configured_components, evaluate
 
     components = _components(component)
     try:

@@ -16,19 +16,15 @@ import importlib.util
 import threading
 import time
 
-from streamctl.model import Evaluation
-
-
-class NotEvaluated(Exception):
-    """The component could not be judged (deadline reached): UNKNOWN, with this reason."""
+from streamctl.model.health import Evaluation, NotEvaluated
 
 
 # component -> "module" exporting configured(ctx) and collect(ctx, deadline_at, **options)
 COLLECTORS = {
-    "kafka": "streamctl.collectors.kafka",
-    "zookeeper": "streamctl.collectors.zookeeper",
-    "flume": "streamctl.collectors.flume",
-    "spark": "streamctl.collectors.spark",
+    "kafka": "streamctl.kafka.collect",
+    "zookeeper": "streamctl.zookeeper.collect",
+    "flume": "streamctl.flume.collect",
+    "spark": "streamctl.spark.collect",
 }
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from decimal import Decimal
 
-from streamctl.model import Evaluation, Finding, Metric, Severity
+from streamctl.model.health import Evaluation, Finding, Metric, Severity
 
 SCHEMA = "streamctl.check/v1"  # docs/check-json-schema.json
 PLUGIN_NAME = "STREAMCTL"

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from streamctl.evaluate import NotEvaluated
+from streamctl.model.health import NotEvaluated
 
 MAX_PARALLEL = 8
 
@@ -21,9 +21,9 @@ def configured(ctx) -> bool:
 
 def collect(ctx, deadline_at: float, flume_history_dir: Path | None = None, **_options):
     from streamctl.backends.flume import DEFAULT_TIMEOUT
-    from streamctl.backends.flume_history import default_path, observe
-    from streamctl.flume_config import sink_bindings
-    from streamctl.health_flume import flume_health
+    from streamctl.flume.history import default_path, observe
+    from streamctl.flume.definition import sink_bindings
+    from streamctl.flume.health import flume_health
 
     left = deadline_at - time.monotonic() - 0.2
     if left <= 0.1:

@@ -7,8 +7,9 @@ import sys
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session, emit
-from streamctl.errors import UsageError
+from streamctl.console import OUTPUT, emit
+from streamctl.session import Session
+from streamctl.errors import ExitCode, UsageError
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
@@ -19,13 +20,13 @@ def agents() -> None:
 
 
 def _agent(ctx, name: str):
-    from streamctl.ops.agents import configured_agent
+    from streamctl.flume.plans import configured_agent
 
     return configured_agent(ctx, name)
 
 
 def _sandbox(session: Session):
-    from streamctl.ops.agents import local_sandbox
+    from streamctl.flume.plans import local_sandbox
 
     return local_sandbox(session.config_path)
 
@@ -46,7 +47,7 @@ def agents_list(session: Session, output: str) -> None:
                      "config_file": str(agent.config_file) if agent.config_file else None,
                      "control": control.how, "control_detail": control.detail,
                      "process": process_state(name, control, sandbox)})
-    from streamctl.ui_agents import agents_table
+    from streamctl.flume.render import agents_table
 
     emit(output, rows, agents_table)
 
@@ -63,8 +64,8 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from streamctl.backends.flume import DEFAULT_TIMEOUT, status_dict
-    from streamctl.backends.flume_history import observe
-    from streamctl.flume_config import sink_bindings
+    from streamctl.flume.history import observe
+    from streamctl.flume.definition import sink_bindings
 
     ctx = session.context()
     chosen = {name: _agent(ctx, name)} if name else dict(sorted(ctx.flume.agents.items()))
@@ -78,11 +79,11 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
 
     with ThreadPoolExecutor(max_workers=min(8, len(chosen))) as pool:
         statuses = list(pool.map(one, chosen.items()))
-    from streamctl.ui_agents import status_table
+    from streamctl.flume.render import status_table
 
     emit(output, [status_dict(s) for s in statuses], lambda _: status_table(statuses))
     if not all(s.up for s in statuses):
-        sys.exit(1)  # the CLI's main() does not pass on click's ctx.exit codes
+        sys.exit(ExitCode.FAILURE)  # the CLI's main() does not pass on click's ctx.exit codes
 
 
 @agents.command("lint")
@@ -90,7 +91,7 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
 @OUTPUT
 def agents_lint(file: str, output: str) -> None:
     """Check a Flume agent definition; `FILE:LINE: key: problem` per problem, exit 1 if any."""
-    from streamctl.flume_lint import lint_file
+    from streamctl.flume.lint import lint_file
 
     problems = lint_file(file)
     if output == "json":
@@ -102,11 +103,11 @@ def agents_lint(file: str, output: str) -> None:
         if not problems:
             click.echo(f"{file}: OK")
     if problems:
-        sys.exit(1)  # the CLI's main() does not pass on click's ctx.exit codes
+        sys.exit(ExitCode.FAILURE)  # the CLI's main() does not pass on click's ctx.exit codes
 
 
 def _run(session: Session, operation: str, name: str, execute: bool, output: str, wanted: str) -> None:
-    from streamctl.ops import agents as agent_ops
+    from streamctl.flume import plans as agent_ops
     from streamctl.ops import require_writable
 
     ctx = session.context()
@@ -115,7 +116,7 @@ def _run(session: Session, operation: str, name: str, execute: bool, output: str
     if output == "json":
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
     else:
-        from streamctl.ui_ops import plan_table
+        from streamctl.ops.render import plan_table
 
         plan_table(plan)
     if not plan.changes:

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from streamctl.backends.flume import AgentStatus, ChannelStatus, SinkStatus
-from streamctl.model import Finding, Metric, Severity
+from streamctl.model.health import Finding, Metric, Severity
 
 CRIT, WARN = Severity.CRIT, Severity.WARN
 # Flume's SinkRunner backs off up to 5 s on an empty channel: a shorter window proves nothing.

@@ -20,7 +20,7 @@ class AgentPlan(Plan):
 
 def local_sandbox(config_path=None):
     """The local sandbox, if there is one (its agents are started and stopped through it)."""
-    from streamctl.sandbox import Sandbox
+    from streamctl.sandbox.stack import Sandbox
 
     sandbox = Sandbox(config_path=config_path)
     return sandbox if sandbox.state_file.exists() else None

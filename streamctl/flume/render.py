@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from rich.table import Table
-
-from streamctl.ui_console import STATE_STYLE, out
+from streamctl.console import STATE_STYLE, new_table, out, print_table
 
 
 def agents_table(rows: list[dict]) -> None:
-    table = Table(title="flume agents", title_justify="left")
-    for column in ("agent", "metrics url", "config file", "started by", "process"):
-        table.add_column(column)
+    table = new_table("flume agents", ("agent", "metrics url", "config file", "started by", "process"))
     for r in rows:
         style = STATE_STYLE.get(r["process"], "")
         table.add_row(r["agent"], r["metrics_url"], r["config_file"] or "-", r["control"],
                       f"[{style}]{r['process']}[/]" if style else r["process"])
-    out.print(table)
+    print_table(table)
 
 
 def _rate(value: float | None) -> str:
@@ -34,7 +30,7 @@ def status_table(statuses) -> None:
             out.print(f"[bold]{agent.name}[/] [bold red]down[/]: {agent.url}: {agent.error}", highlight=False)
             continue
         window = f"rates over {agent.interval:.0f} s" if agent.interval else "first poll, no rates yet"
-        table = Table(title=f"{agent.name} [green]up[/] {agent.url} ({window})", title_justify="left")
+        table = new_table(f"{agent.name} [green]up[/] {agent.url} ({window})")
         for column in ("component", "events", "rate/s", "fill", "failures", "note"):
             table.add_column(column, justify="left" if column in ("component", "note") else "right",
                              no_wrap=column != "note")
@@ -51,4 +47,4 @@ def status_table(statuses) -> None:
         for k in agent.sinks:
             table.add_row(f"sink {k.name}", f"{k.drained} out", _rate(k.drain_rate), "",
                           _failures(k.failures, k.new_failures), f"drains {k.channel}" if k.channel else "")
-        out.print(table)
+        print_table(table)

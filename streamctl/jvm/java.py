@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from streamctl import maven
+from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
 
 # What kafka-run-class.sh passes to every tool, minus the GC log and JMX bits.

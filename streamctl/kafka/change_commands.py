@@ -8,9 +8,10 @@ import sys
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session
+from streamctl.console import OUTPUT
+from streamctl.session import Session
 from streamctl.errors import UsageError
-from streamctl.ops import kafka_exec
+from streamctl.kafka import execute as kafka_exec
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
@@ -29,7 +30,7 @@ def _show(plan, output: str, render=None) -> None:
     if output == "json":
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
     else:
-        from streamctl.ui_ops import plan_table
+        from streamctl.ops.render import plan_table
 
         (render or plan_table)(plan)
 
@@ -58,7 +59,7 @@ def _finish(plan, execute: bool, run) -> None:
 @click.pass_obj
 def topics_create(session: Session, name, partitions, replication_factor, configs, execute, output):
     """Create a topic (validated locally and by the broker first)."""
-    from streamctl.ops import topics
+    from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics create")
     values = topics.parse_configs(configs)
@@ -78,7 +79,7 @@ def topics_create(session: Session, name, partitions, replication_factor, config
 @click.pass_obj
 def topics_add_partitions(session: Session, name, total, execute, output):
     """Raise a topic's partition count (never lowers it)."""
-    from streamctl.ops import topics
+    from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics add-partitions")
     plan = topics.plan_add_partitions(admin, admin.metadata(), name, total)
@@ -95,7 +96,7 @@ def topics_add_partitions(session: Session, name, total, execute, output):
 @click.pass_obj
 def topics_alter_config(session: Session, name, pairs, deletes, execute, output):
     """Change topic configs incrementally, showing old -> new."""
-    from streamctl.ops import topics
+    from streamctl.kafka import topics
 
     if not pairs and not deletes:
         raise UsageError("alter-config: give KEY=VALUE pairs or --delete-config KEY")
@@ -114,7 +115,7 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
 @click.pass_obj
 def topics_delete(session: Session, name, yes_delete, execute, output):
     """Delete a topic; the plan lists the groups still consuming it."""
-    from streamctl.ops import topics
+    from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics delete")
     plan = topics.plan_delete(admin.snapshot(lag_time=False), name)
@@ -153,7 +154,7 @@ MODES = ("to-earliest", "to-latest", "to-current", "to-offset", "to-datetime", "
 def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_earliest, to_latest, to_current,
                          to_offset, to_datetime, by_duration, shift_by, from_file, export, execute, output):
     """Move a group's committed offsets (the group must have no active members)."""
-    from streamctl.ops import offsets
+    from streamctl.kafka import offsets
 
     chosen = [(m, v) for m, v in (("to-offset", to_offset), ("to-datetime", to_datetime),
                                   ("by-duration", by_duration), ("shift-by", shift_by),
@@ -177,7 +178,7 @@ def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_ea
     if export:
         click.echo(offsets.to_csv({(r.topic, r.partition): r.target for r in resets}), nl=False)
     else:
-        from streamctl.ui_ops import reset_table
+        from streamctl.kafka.render import reset_table
 
         _show(plan, output, lambda p: reset_table(p, resets))
     _commit_resets(admin, ctx, group, plan, resets, execute)
@@ -199,14 +200,14 @@ def _commit_resets(admin, ctx, group, plan, resets, execute) -> None:
 @click.pass_obj
 def groups_undo_reset(session: Session, group, execute, output):
     """Restore the offsets the last reset of GROUP replaced (from its undo file)."""
-    from streamctl.ops import offsets
+    from streamctl.kafka import offsets
 
     ctx, admin = _admin(session, "groups undo-reset")
     undo = offsets.last_undo(ctx.name, group)
     plan, resets = offsets.plan_reset(admin, group, [], False, "from-file", str(undo))
     click.echo(f"undo file: {undo}", err=True)  # after the plan: a bad file is one error line
     plan.operation = "groups.undo-reset"
-    from streamctl.ui_ops import reset_table
+    from streamctl.kafka.render import reset_table
 
     _show(plan, output, lambda p: reset_table(p, resets))
     _commit_resets(admin, ctx, group, plan, resets, execute)

@@ -7,11 +7,11 @@ from functools import partial
 from pathlib import Path
 
 from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
-from streamctl.evaluate import NotEvaluated
-from streamctl.health import Filters, kafka_health
-from streamctl.kafka_history import HistoryRequest, snapshot_with_history
-from streamctl.lagstore import default_path
-from streamctl.model import Finding, Metric, Severity
+from streamctl.model.health import NotEvaluated
+from streamctl.kafka.health import Filters, kafka_health
+from streamctl.kafka.history import HistoryRequest, snapshot_with_history
+from streamctl.kafka.lagstore import default_path
+from streamctl.model.health import Finding, Metric, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
 PROBE_RESERVE = 2.0  # seconds of check's deadline kept back for that probe (and the rules)
@@ -34,7 +34,8 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     history = HistoryRequest(lag_store or default_path(), ctx.name, thresholds.allowed_lag,
                              thresholds.stall_window_seconds, record=record_history, now=now)
     # The dashboard's client process joins the history itself: that work stays out of its UI.
-    joined = getattr(backend, "snapshot_with_history", None) or partial(snapshot_with_history, backend)
+    in_child = getattr(backend, "call_with_admin", None)
+    joined = partial(in_child, snapshot_with_history) if in_child else partial(snapshot_with_history, backend)
     try:
         # The rules judge offsets and lag, never members: the groups are listed, not described.
         snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False)

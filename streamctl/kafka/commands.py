@@ -8,7 +8,8 @@ from dataclasses import asdict
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session, emit
+from streamctl.console import OUTPUT, emit
+from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
 
 
@@ -54,7 +55,7 @@ def brokers(session: Session, output: str) -> None:
     if output == "json":
         click.echo(json.dumps(data, indent=2))
     else:
-        from streamctl.ui_console import brokers_table
+        from streamctl.kafka.render import brokers_table
 
         brokers_table(md)
 
@@ -71,8 +72,8 @@ def topics() -> None:
 @click.pass_obj
 def topics_list(session: Session, output: str, internal: bool, sort: str) -> None:
     """Every topic with partitions, replication factor, URP, offline, messages, retention."""
-    from streamctl import serialize
-    from streamctl.health import Filters
+    from streamctl.kafka import serialize
+    from streamctl.kafka.health import Filters
 
     with _kafka(session) as (ctx, kafka):
         snap = kafka.snapshot(groups=False)
@@ -82,7 +83,7 @@ def topics_list(session: Session, output: str, internal: bool, sort: str) -> Non
             if (internal or not t.internal) and filters.topic(t.name)]
     key = {"name": "name", "partitions": "partitions", "messages": "messages", "urp": "under_replicated"}[sort]
     rows.sort(key=lambda r: r[key], reverse=sort != "name")
-    from streamctl.ui_console import topics_table
+    from streamctl.kafka.render import topics_table
 
     emit(output, rows, topics_table)
 
@@ -93,7 +94,7 @@ def topics_list(session: Session, output: str, internal: bool, sort: str) -> Non
 @click.pass_obj
 def topics_describe(session: Session, name: str, output: str) -> None:
     """Partitions (leader, replicas, ISR, watermarks), configs and consuming groups of a topic."""
-    from streamctl import serialize
+    from streamctl.kafka import serialize
 
     with _kafka(session) as (_, kafka):
         snap = kafka.snapshot(lag_time=False)
@@ -101,7 +102,7 @@ def topics_describe(session: Session, name: str, output: str) -> None:
     if topic is None:
         raise UsageError(f"no topic {name!r} in the cluster")
     _incomplete(snap)
-    from streamctl.ui_console import topic_detail
+    from streamctl.kafka.render import topic_detail
 
     emit(output, serialize.topic_detail(topic, serialize.consuming_groups(snap, name)), topic_detail)
 
@@ -117,8 +118,8 @@ def groups() -> None:
 @click.pass_obj
 def groups_list(session: Session, output: str, sort: str) -> None:
     """Every consumer group with state, members, topics and total lag."""
-    from streamctl import serialize
-    from streamctl.health import Filters
+    from streamctl.kafka import serialize
+    from streamctl.kafka.health import Filters
 
     with _kafka(session) as (ctx, kafka):
         snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
@@ -126,7 +127,7 @@ def groups_list(session: Session, output: str, sort: str) -> None:
     rows = [serialize.group_summary(g, snap) for g in snap.groups]
     if sort == "lag":
         rows.sort(key=lambda r: r["lag"], reverse=True)
-    from streamctl.ui_console import groups_table
+    from streamctl.kafka.render import groups_table
 
     emit(output, rows, groups_table)
 
@@ -137,13 +138,13 @@ def groups_list(session: Session, output: str, sort: str) -> None:
 @click.pass_obj
 def groups_describe(session: Session, name: str, output: str) -> None:
     """A group's members, assignments and per-partition offsets and lag."""
-    from streamctl import serialize
+    from streamctl.kafka import serialize
 
     with _kafka(session) as (_, kafka):
         snap = kafka.snapshot(group_filter=lambda g: g == name)
     _groups_read(snap, name)
     group = snap.group(name)
-    from streamctl.ui_console import group_detail
+    from streamctl.kafka.render import group_detail
 
     emit(output, serialize.group_detail(group, snap), group_detail)
 
@@ -155,8 +156,8 @@ def groups_describe(session: Session, name: str, output: str) -> None:
 @click.pass_obj
 def groups_lag(session: Session, name: str | None, output: str, sort: str) -> None:
     """Committed offset, log end and lag per partition (records and seconds) of one or all groups."""
-    from streamctl import serialize
-    from streamctl.health import Filters
+    from streamctl.kafka import serialize
+    from streamctl.kafka.health import Filters
 
     with _kafka(session) as (ctx, kafka):
         keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
@@ -165,7 +166,7 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
     rows = [serialize.lag(l) for l in snap.lags]
     if sort == "lag":
         rows.sort(key=lambda r: (r["lag"] or 0), reverse=True)
-    from streamctl.ui_console import lag_table
+    from streamctl.kafka.render import lag_table
 
     emit(output, rows, lag_table)
 
@@ -173,7 +174,7 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
 
 
 def _attach_operations() -> None:
-    from streamctl.commands import kafka_ops
+    from streamctl.kafka import change_commands as kafka_ops
 
     for command in (kafka_ops.topics_create, kafka_ops.topics_add_partitions,
                     kafka_ops.topics_alter_config, kafka_ops.topics_delete):

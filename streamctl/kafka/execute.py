@@ -10,7 +10,7 @@ from pathlib import Path
 
 from streamctl.errors import StreamctlError
 from streamctl.ops import Plan, execute
-from streamctl.ops import offsets as offset_ops
+from streamctl.kafka import offsets as offset_ops
 
 
 def eventually(verify, timeout: float = 15.0):

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Mapping, Protocol
 
-from streamctl.model import Finding, KafkaSnapshot, Metric, PartitionLag, Severity
+from streamctl.model.kafka import KafkaSnapshot, PartitionLag
+from streamctl.model.health import Finding, Metric, Severity
 
 OK, WARN, CRIT, UNKNOWN = Severity.OK, Severity.WARN, Severity.CRIT, Severity.UNKNOWN
 STATUS_SEVERITY = {"STALLED": CRIT, "STOPPED": CRIT, "REWOUND": WARN}

@@ -1,5 +1,5 @@
 """A Kafka snapshot joined with the lag history: its offsets recorded, its groups judged
-(Burrow-style, streamctl.lagstore), and lag in time filled in from the history where the
+(Burrow-style, streamctl.kafka.lagstore), and lag in time filled in from the history where the
 record at the committed offset was not read.
 
 Plain data in and out, so the dashboard runs it in its Kafka client process next to the
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from streamctl.lagstore import GroupStatus, LagStore
-from streamctl.model import KafkaSnapshot, PartitionLag
+from streamctl.kafka.lagstore import GroupStatus, LagStore
+from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 from streamctl import paths
 from streamctl.errors import StreamctlError
-from streamctl.model import PartitionLag
+from streamctl.model.kafka import PartitionLag
 
 # Each entry upgrades the schema by one version; user_version counts the entries applied.
 _MIGRATIONS = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from streamctl.model import ConsumerGroup, KafkaSnapshot, PartitionLag, PartitionState, Topic
+from streamctl.model.kafka import ConsumerGroup, KafkaSnapshot, PartitionLag, PartitionState, Topic
 
 
 def partition(p: PartitionState) -> dict:
@@ -72,7 +72,7 @@ def snapshot_dict(snap: KafkaSnapshot) -> dict:
 
 
 def snapshot_from_dict(data: dict) -> KafkaSnapshot:
-    from streamctl.model import Broker, GroupMember
+    from streamctl.model.kafka import Broker, GroupMember
 
     topics = tuple(
         Topic(t["name"], t["internal"], tuple(

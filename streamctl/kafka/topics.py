@@ -11,7 +11,7 @@ import re
 
 from streamctl.backends.kafka import KafkaError
 from streamctl.errors import UsageError
-from streamctl.model import KafkaSnapshot
+from streamctl.model.kafka import KafkaSnapshot
 from streamctl.ops import Change, Plan
 
 LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from streamctl.errors import StreamctlError
-from streamctl.model import Evaluation, KafkaSnapshot
+from streamctl.model.kafka import KafkaSnapshot
+from streamctl.model.health import Evaluation
 
 SAMPLE_EVERY = 60.0  # seconds between this dashboard's lag-history samples
 
@@ -75,7 +76,7 @@ class Dashboard:
         at the committed offsets (screens that show no lag in time); group_details=False lists
         the groups without their members or offsets (screens that only name them);
         topic_configs=False skips the topics' configs (screens that show none)."""
-        from streamctl.health import Filters
+        from streamctl.kafka.health import Filters
 
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
                                    group_members=group_details, group_offsets=group_details,
@@ -84,16 +85,17 @@ class Dashboard:
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the
         shared lag history (check's cron runs fill it too), judged in the Kafka client process."""
-        from streamctl.health import Filters
-        from streamctl.kafka_history import HistoryRequest
-        from streamctl.lagstore import default_path
+        from streamctl.kafka.health import Filters
+        from streamctl.kafka.history import HistoryRequest, snapshot_with_history
+        from streamctl.kafka.lagstore import default_path
 
         thresholds = self.ctx.thresholds
         request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,
                                  thresholds.stall_window_seconds, record=self._sample_due())
         try:
-            return self.kafka.snapshot_with_history(request, group_filter=Filters.from_context(self.ctx).group,
-                                                    topic_configs=False)  # the Groups screen shows none
+            return self.kafka.call_with_admin(snapshot_with_history, request,
+                                              group_filter=Filters.from_context(self.ctx).group,
+                                              topic_configs=False)  # the Groups screen shows none
         except StreamctlError:
             if request.record:
                 self._last_sample = float("-inf")  # nothing recorded: the next refresh samples
@@ -142,7 +144,7 @@ class Dashboard:
         those launched here, read concurrently (as `streamctl jobs status` lists them)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        from streamctl import spark_jobs
+        from streamctl.spark import jobs as spark_jobs
 
         items = spark_jobs.entries(self.ctx)
         if not items:
@@ -157,7 +159,7 @@ class Dashboard:
         from concurrent.futures import ThreadPoolExecutor
 
         from streamctl.backends.flume import FlumeError, poll, status, unreachable
-        from streamctl.flume_config import sink_bindings
+        from streamctl.flume.definition import sink_bindings
 
         def one(item):
             name, agent = item
@@ -177,7 +179,7 @@ class Dashboard:
             return list(pool.map(one, agents))
 
     def health(self) -> Evaluation:
-        from streamctl.evaluate import configured_components, evaluate
+        from streamctl.check.evaluate import configured_components, evaluate
 
         return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout, kafka_backend=self.kafka,
                         record_history=self._sample_due())

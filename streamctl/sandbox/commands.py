@@ -7,7 +7,8 @@ from dataclasses import asdict
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session
+from streamctl.console import OUTPUT
+from streamctl.session import Session
 from streamctl.errors import StreamctlError
 
 @click.group()
@@ -16,7 +17,7 @@ def sandbox() -> None:
 
 
 def _sandbox(session: Session, report=None):
-    from streamctl.sandbox import Sandbox
+    from streamctl.sandbox.stack import Sandbox
 
     return Sandbox(config_path=session.config_path, report=report or (lambda _: None))
 
@@ -26,9 +27,9 @@ def _sandbox(session: Session, report=None):
 @click.pass_obj
 def sandbox_fetch(session: Session, kraft: bool) -> None:
     """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached)."""
-    from streamctl import maven
-    from streamctl.sandbox import addons
-    from streamctl.ui_console import progress_status
+    from streamctl.jvm import maven
+    from streamctl.sandbox.stack import addons
+    from streamctl.console import progress_status
 
     with progress_status("fetching") as report:
         sets = [maven.KAFKA] + ([maven.KAFKA_KRAFT] if kraft else [])
@@ -49,10 +50,10 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 @click.pass_obj
 def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
-    from streamctl.ui_console import progress_status
+    from streamctl.console import progress_status
 
     if secure and not kafka_only and not kraft:
-        from streamctl.sandbox_secure import ADDONS_SKIPPED
+        from streamctl.sandbox.secure import ADDONS_SKIPPED
 
         click.echo(ADDONS_SKIPPED, err=True)
     with progress_status("starting the sandbox") as report:
@@ -80,7 +81,7 @@ def sandbox_status(session: Session, output: str) -> None:
 
 
 def _print_status(sb) -> bool:
-    from streamctl.ui_console import status_table
+    from streamctl.sandbox.render import status_table
 
     rows = sb.status()
     if rows:
@@ -90,7 +91,7 @@ def _print_status(sb) -> bool:
 
 
 def _mode_line(state) -> str:
-    from streamctl.sandbox_secure import SUMMARY
+    from streamctl.sandbox.secure import SUMMARY
 
     security = f"secure ({SUMMARY})" if state.secure else "plaintext (no authentication)"
     return f"mode: {state.mode}, {state.brokers} broker(s), {security}"
@@ -101,7 +102,7 @@ def _mode_line(state) -> str:
 @click.pass_obj
 def sandbox_down(session: Session, wipe: bool) -> None:
     """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period)."""
-    from streamctl.ui_console import progress_status
+    from streamctl.console import progress_status
 
     with progress_status("stopping the sandbox") as report:
         sb = _sandbox(session, report)

@@ -22,7 +22,7 @@ import secrets
 import subprocess
 from pathlib import Path
 
-from streamctl import maven
+from streamctl.jvm import maven
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError
 

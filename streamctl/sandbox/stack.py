@@ -22,9 +22,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from streamctl import maven, paths, procs, sandbox_secure
-from streamctl.jvm import java as _java
-from streamctl.jvm import log4j2_console
+from streamctl.jvm import maven, processes as procs
+from streamctl import paths
+from streamctl.sandbox import secure as sandbox_secure
+from streamctl.jvm.java import java as _java
+from streamctl.jvm.java import log4j2_console
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
 
@@ -92,7 +94,7 @@ class SandboxState:
     services: list[Service]
     admin_port: int | None = None  # ZooKeeper AdminServer
     cluster_id: str | None = None
-    secure: bool = False  # SASL on Kafka and ZooKeeper (streamctl.sandbox_secure)
+    secure: bool = False  # SASL on Kafka and ZooKeeper (streamctl.sandbox.secure)
     extras: dict = field(default_factory=dict)  # what add-ons remember (topics, paths)
 
     def by_role(self, role: str) -> list[Service]:

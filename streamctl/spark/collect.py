@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from streamctl.evaluate import NotEvaluated
+from streamctl.model.health import NotEvaluated
 
 
 def configured(ctx) -> bool:
@@ -13,8 +13,8 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, **_options):
-    from streamctl import spark_jobs
-    from streamctl.health_spark import spark_health  # only when configured: `check` imports every collector
+    from streamctl.spark import jobs as spark_jobs
+    from streamctl.spark.health import spark_health  # only when configured: `check` imports every collector
 
     items = spark_jobs.entries(ctx, context_only=True)
     if time.monotonic() >= deadline_at - 0.5:

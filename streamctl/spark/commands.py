@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session, emit
+from streamctl.console import OUTPUT, emit
+from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.ops.jobs import START_TIMEOUT
+from streamctl.spark.plans import START_TIMEOUT
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
@@ -33,7 +34,7 @@ def _context(session: Session, optional: bool = False):
 @click.pass_obj
 def jobs_list(session: Session, output: str) -> None:
     """Jobs of the context, jobs streamctl launched here, and the shipped ones."""
-    from streamctl import spark_jobs
+    from streamctl.spark import jobs as spark_jobs
     from streamctl.jobs import launcher
 
     rows = []
@@ -51,7 +52,7 @@ def jobs_list(session: Session, output: str) -> None:
         if name not in {item.name for item in items}:
             rows.append({"name": name, "state": "not started", "pid": None, "master": None,
                          "origin": "shipped", "shipped": True, "ui_url": None, "checkpoint_dir": None})
-    from streamctl.ui_jobs import jobs_table
+    from streamctl.spark.render import jobs_table
 
     emit(output, rows, jobs_table)
 
@@ -62,14 +63,14 @@ def jobs_list(session: Session, output: str) -> None:
 @click.pass_obj
 def jobs_status(session: Session, name: str | None, output: str) -> None:
     """State, app id, committed/in-flight batches, commit age, lag and rates of one or all jobs."""
-    from streamctl import spark_jobs
+    from streamctl.spark import jobs as spark_jobs
 
     ctx = _context(session, optional=True)
     items = [spark_jobs.entry(ctx, name)] if name else spark_jobs.entries(ctx)
     if not items:
         raise UsageError("no Spark jobs: none in the context, none launched here")
     views = [spark_jobs.view_dict(spark_jobs.observe(item, ctx)) for item in items]
-    from streamctl.ui_jobs import status_table
+    from streamctl.spark.render import status_table
 
     emit(output, views if name is None else views[0], lambda data: status_table(data if name is None else [data]))
 
@@ -79,11 +80,11 @@ def jobs_status(session: Session, name: str | None, output: str) -> None:
 @OUTPUT
 def jobs_checkpoint(directory: Path, output: str) -> None:
     """Read any Structured Streaming checkpoint: batches, in-flight batch, offsets, watermark."""
-    from streamctl import spark_jobs
+    from streamctl.spark import jobs as spark_jobs
     from streamctl.backends.spark import read_checkpoint
 
     data = spark_jobs.checkpoint_dict(read_checkpoint(directory))
-    from streamctl.ui_jobs import checkpoint_view
+    from streamctl.spark.render import checkpoint_view
 
     emit(output, data, checkpoint_view)
 
@@ -94,7 +95,7 @@ def _show(plan, output: str) -> None:
     if output == "json":
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
     else:
-        from streamctl.ui_jobs import plan_view
+        from streamctl.spark.render import plan_view
 
         plan_view(plan.as_dict())
 
@@ -109,7 +110,8 @@ def _show(plan, output: str) -> None:
 @click.pass_obj
 def jobs_start(session: Session, name: str, master: str | None, wait: float, execute: bool, output: str) -> None:
     """Start a job with spark-submit (resumes from its checkpoint)."""
-    from streamctl.ops import jobs as job_ops, require_writable
+    from streamctl.spark import plans as job_ops
+    from streamctl.ops import require_writable
 
     ctx = session.context()
     require_writable("jobs start", ctx, session.read_only_flag)
@@ -133,7 +135,8 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
 @click.pass_obj
 def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: str) -> None:
     """Stop a job streamctl started: the query stops between batches, then the driver exits."""
-    from streamctl.ops import jobs as job_ops, require_writable
+    from streamctl.spark import plans as job_ops
+    from streamctl.ops import require_writable
 
     ctx = session.context()
     require_writable("jobs stop", ctx, session.read_only_flag)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from streamctl.backends.spark import JobView
-from streamctl.model import Finding, Metric, Severity
+from streamctl.model.health import Finding, Metric, Severity
 
 OK, WARN, CRIT = Severity.OK, Severity.WARN, Severity.CRIT
 FALLING_BEHIND_BATCHES = 5

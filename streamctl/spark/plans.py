@@ -64,7 +64,7 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
 
 def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     """Start the planned job, wait up to `wait` s for its query (0: don't), audit; one line back."""
-    from streamctl import maven, procs
+    from streamctl.jvm import maven, processes as procs
     from streamctl.jobs import launcher
 
     name, spec = plan.target, plan.spec
@@ -78,7 +78,7 @@ def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
             spec.jars = launcher.connector_jars()
         if spec.sandbox and _sandbox_service(spec):
             launcher.save_spec(spec)
-            from streamctl.sandbox import Sandbox
+            from streamctl.sandbox.stack import Sandbox
 
             Sandbox(root=Path(spec.sandbox["root"])).start_service(spec.sandbox["service"], wait=False)
         else:
@@ -139,7 +139,7 @@ def _running_elsewhere(ctx, spec, name: str, ours: bool) -> str | None:
 
 def _sandbox_service(spec):
     """The sandbox service running this spec, if that sandbox still has it."""
-    from streamctl.sandbox import Sandbox
+    from streamctl.sandbox.stack import Sandbox
 
     try:
         _, service = Sandbox(root=Path(spec.sandbox["root"])).service(spec.sandbox["service"])
@@ -180,7 +180,7 @@ def stop(ctx, plan: JobPlan) -> str:
         outcome.append(launcher.stop(spec, record, plan.parameters["grace_seconds"]))
         service = _sandbox_service(spec) if spec.sandbox else None
         if service is not None and service.pid == record.pid:
-            from streamctl.sandbox import Sandbox
+            from streamctl.sandbox.stack import Sandbox
 
             Sandbox(root=Path(spec.sandbox["root"])).stop_service(spec.sandbox["service"])
 

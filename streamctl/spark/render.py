@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
-
-console = Console()
+from streamctl.console import out, simple_table
 
 
 def _cell(value) -> str:
@@ -19,17 +16,8 @@ def _age(seconds) -> str:
     return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.1f}h"
 
 
-def _table(title: str, columns: list[str], rows: list[list], right: frozenset = frozenset()) -> None:
-    table = Table(title=title, title_justify="left")
-    for column in columns:
-        table.add_column(column, justify="right" if column in right else "left", overflow="fold")
-    for row in rows:
-        table.add_row(*(_cell(v) for v in row))
-    console.print(table)
-
-
 def jobs_table(rows: list[dict]) -> None:
-    _table("spark jobs", ["job", "state", "pid", "master", "origin", "ui", "checkpoint"],
+    simple_table("spark jobs", ["job", "state", "pid", "master", "origin", "ui", "checkpoint"],
            [[r["name"], r["state"], r["pid"], r["master"], r["origin"], r["ui_url"], r["checkpoint_dir"]]
             for r in rows], frozenset({"pid"}))
 
@@ -45,7 +33,7 @@ def status_table(views: list[dict]) -> None:
             rates.get("input_rows_per_second"), rates.get("processed_rows_per_second"),
             rates.get("batch_duration_ms"),
         ])
-    _table("spark job status", ["job", "state", "pid", "app id", "committed", "in flight", "commit age",
+    simple_table("spark job status", ["job", "state", "pid", "app id", "committed", "in flight", "commit age",
                                 "lag", "in rows/s", "done rows/s", "batch ms"],
            rows, frozenset({"pid", "committed", "in flight", "commit age", "lag", "in rows/s",
                             "done rows/s", "batch ms"}))
@@ -53,14 +41,14 @@ def status_table(views: list[dict]) -> None:
         for label, value in (("checkpoint", v["checkpoint_error"]), ("lag", v["lag_error"]),
                              ("ui", v["rest_error"])):
             if value:
-                console.print(f"[yellow]{v['name']}: {label}: {value}[/yellow]")
+                out.print(f"[yellow]{v['name']}: {label}: {value}[/yellow]")
         for problem in (v["checkpoint"] or {}).get("problems", []):
-            console.print(f"[yellow]{v['name']}: checkpoint {problem}[/yellow]")
+            out.print(f"[yellow]{v['name']}: checkpoint {problem}[/yellow]")
 
 
 def checkpoint_view(cp: dict) -> None:
     committed, planned = cp["committed"] or {}, cp["planned"] or {}
-    _table(f"checkpoint {cp['path']}", ["field", "value"], [
+    simple_table(f"checkpoint {cp['path']}", ["field", "value"], [
         ["query id", cp["query_id"]],
         ["latest planned batch", cp["latest_planned"]],
         ["latest committed batch", cp["latest_committed"]],
@@ -75,14 +63,14 @@ def checkpoint_view(cp: dict) -> None:
             planned_offset = (planned.get("kafka_offsets") or {}).get(topic, {}).get(partition)
             offsets.append([topic, partition, offset, planned_offset])
     if offsets:
-        _table("source offsets (next to read)", ["topic", "partition", "committed", "planned"], offsets,
+        simple_table("source offsets (next to read)", ["topic", "partition", "committed", "planned"], offsets,
                frozenset({"partition", "committed", "planned"}))
     for problem in cp["problems"]:
-        console.print(f"[yellow]problem: {problem}[/yellow]")
+        out.print(f"[yellow]problem: {problem}[/yellow]")
 
 
 def plan_view(plan: dict) -> None:
-    _table(plan["summary"], ["object", "field", "before", "after", "note"],
+    simple_table(plan["summary"], ["object", "field", "before", "after", "note"],
            [[c["object"], c["field"], c["before"], c["after"], c["note"]] for c in plan["changes"]])
     for warning in plan["warnings"]:
-        console.print(f"[yellow]{warning}[/yellow]")
+        out.print(f"[yellow]{warning}[/yellow]")

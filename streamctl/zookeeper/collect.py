@@ -6,9 +6,9 @@ from __future__ import annotations
 import concurrent.futures
 import time
 
-from streamctl.evaluate import NotEvaluated
-from streamctl.health_zookeeper import COMPONENT, ensemble_health, kafka_crosscheck
-from streamctl.model import Finding, Metric, Severity
+from streamctl.model.health import NotEvaluated
+from streamctl.zookeeper.health import COMPONENT, ensemble_health, kafka_crosscheck
+from streamctl.model.health import Finding, Metric, Severity
 
 CONFIRM_PAUSE = 1.0  # seconds before re-reading a disagreement (metadata propagates asynchronously)
 MIN_CROSSCHECK_TIME = 1.0
@@ -43,7 +43,7 @@ def _left(per_call: float, deadline_at: float) -> float:
 
 def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metric]]:
     from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
-    from streamctl.zk_kafka import KafkaZooKeeper
+    from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 
     settings = ctx.zookeeper
     zk = ZooKeeperBackend.from_settings(settings, timeout=_left(settings.timeout, deadline_at))

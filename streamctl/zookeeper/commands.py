@@ -10,7 +10,8 @@ import json
 
 import click
 
-from streamctl.commands.common import OUTPUT, Session, emit
+from streamctl.console import OUTPUT, emit
+from streamctl.session import Session
 from streamctl.errors import UsageError
 
 EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
@@ -56,7 +57,7 @@ def zk_ls(session: Session, path: str, output: str) -> None:
         stat, children = backend.ls(path)
     data = {"path": path, "stat": stat_dict(stat),
             "children": [{"name": c.name, "path": c.path, **_row(c.stat)} for c in children]}
-    from streamctl.ui_zk import ls_table
+    from streamctl.zookeeper.render import ls_table
 
     emit(output, data, ls_table)
 
@@ -78,7 +79,7 @@ def _row(stat) -> dict:
 @click.pass_obj
 def zk_tree(session: Session, path: str, depth: int | None, output: str) -> None:
     """PATH's subtree with child counts and du-like totals (znodes, data bytes)."""
-    from streamctl import ui_zk
+    from streamctl.zookeeper import render as ui_zk
 
     _path(path)
     with _reader(session) as backend:
@@ -114,7 +115,7 @@ def zk_get(session: Session, path: str, max_bytes: int, raw: bool, output: str) 
     data = {"path": path, "kind": decoded.kind, "size": decoded.size, "shown": decoded.shown,
             "truncated": decoded.truncated, "text": decoded.text,
             "data_base64": base64.b64encode(node.data).decode(), "stat": stat_dict(node.stat)}
-    from streamctl.ui_zk import data_view
+    from streamctl.zookeeper.render import data_view
 
     emit(output, data, data_view)
 
@@ -132,7 +133,7 @@ def zk_stat(session: Session, path: str, output: str) -> None:
         acls, stat = backend.acls(path)
     data = {"path": path, "stat": stat_dict(stat),
             "acls": [{"scheme": a.scheme, "id": a.id, "perms": a.perms_text, "perms_bits": a.perms} for a in acls]}
-    from streamctl.ui_zk import stat_table
+    from streamctl.zookeeper.render import stat_table
 
     emit(output, data, stat_table)
 
@@ -153,7 +154,7 @@ def zk_find(session: Session, path: str, pattern: str, output: str) -> None:
         found = backend.find(path, glob)
     rows = [{"path": w.path, "data_length": w.stat.data_length, "num_children": w.stat.num_children,
              "ephemeral": w.stat.ephemeral} for w in found]
-    from streamctl.ui_zk import find_lines
+    from streamctl.zookeeper.render import find_lines
 
     emit(output, rows, find_lines)
 
@@ -188,7 +189,7 @@ def _finish(plan, output: str, execute: bool, ctx, apply, verify) -> None:
     if output == "json":
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
     else:
-        from streamctl.ui_ops import plan_table
+        from streamctl.ops.render import plan_table
 
         plan_table(plan)
     if not execute:
@@ -209,7 +210,7 @@ def _finish(plan, output: str, execute: bool, ctx, apply, verify) -> None:
 def zk_create(session: Session, path: str, data: str | None, file, parents: bool, execute: bool,
               output: str) -> None:
     """Create a persistent znode PATH holding DATA (dry run unless --execute)."""
-    from streamctl import zk_ops
+    from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
     payload = _payload(data, file, required=False)
@@ -233,7 +234,7 @@ def zk_create(session: Session, path: str, data: str | None, file, parents: bool
 def zk_set(session: Session, path: str, data: str | None, file, version: int | None, execute: bool,
            output: str) -> None:
     """Replace PATH's data, only if it has not changed since it was read (dry run unless --execute)."""
-    from streamctl import zk_ops
+    from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
     payload = _payload(data, file, required=True)
@@ -256,7 +257,7 @@ def zk_set(session: Session, path: str, data: str | None, file, version: int | N
 def zk_delete(session: Session, path: str, recursive: bool, version: int | None, execute: bool,
               output: str) -> None:
     """Delete PATH (a non-empty one only with --recursive; dry run unless --execute)."""
-    from streamctl import zk_ops
+    from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
     ctx, backend = _writer(session, "zk delete")
@@ -277,13 +278,13 @@ def zk_health(session: Session, output: str) -> None:
     from dataclasses import asdict
 
     from streamctl.backends.zookeeper_ensemble import probe_ensemble
-    from streamctl.health_zookeeper import ensemble_health
+    from streamctl.zookeeper.health import ensemble_health
 
     ctx, settings = _settings(session)
     servers = probe_ensemble(settings.hosts, settings.timeout, settings.admin_url)
     findings, _ = ensemble_health(servers, ctx.thresholds)
     data = {"servers": [asdict(s) for s in servers], "findings": [_finding(f) for f in findings]}
-    from streamctl.ui_zk import health_table
+    from streamctl.zookeeper.render import health_table
 
     emit(output, data, health_table)
 
@@ -303,7 +304,7 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
     from dataclasses import asdict
 
     from streamctl.backends.zookeeper import ZooKeeperBackend
-    from streamctl.zk_kafka import KafkaZooKeeper
+    from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 
     ctx, settings = _settings(session)
     with ZooKeeperBackend.from_settings(settings) as backend:
@@ -315,7 +316,7 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
     crosscheck, skipped = None, None
     if not no_crosscheck:
         from streamctl.backends.kafka import KafkaBackend, KafkaError
-        from streamctl.health_zookeeper import kafka_crosscheck
+        from streamctl.zookeeper.health import kafka_crosscheck
 
         try:
             snap = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout).metadata()
@@ -328,6 +329,6 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
     if output == "json":
         click.echo(json.dumps(data, indent=2, default=str))
     else:
-        from streamctl.ui_zk import kafka_view
+        from streamctl.zookeeper.render import kafka_view
 
         kafka_view(data, partitions)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from streamctl.backends.zookeeper_data import human_bytes, iso_ms, stat_rows
+from streamctl.console import simple_table
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 
@@ -66,21 +67,8 @@ def write(text: str) -> None:
 
 # ---- tables ----------------------------------------------------------------------------------
 
-def _table(title: str, columns: list[str], rows: list[list], right: frozenset[str] = frozenset()):
-    from rich.table import Table
-
-    from streamctl.ui_console import out
-
-    table = Table(title=title, title_justify="left")
-    for column in columns:
-        table.add_column(column, justify="right" if column in right else "left")
-    for row in rows:
-        table.add_row(*("-" if v is None else str(v) for v in row))
-    out.print(table)
-
-
 def _print(text: str, **kwargs) -> None:
-    from streamctl.ui_console import out
+    from streamctl.console import out
 
     out.print(text, highlight=False, **kwargs)
 
@@ -88,7 +76,7 @@ def _print(text: str, **kwargs) -> None:
 def ls_table(data: dict) -> None:
     rows = [[c["name"], c["num_children"], None if c["data_length"] is None else human_bytes(c["data_length"]),
              c["version"], c["mtime_iso"], c["ephemeral_owner_hex"] or ""] for c in data["children"]]
-    _table(f"{data['path']}  ({len(rows)} children)", ["name", "children", "data", "version", "mtime", "ephemeral"],
+    simple_table(f"{data['path']}  ({len(rows)} children)", ["name", "children", "data", "version", "mtime", "ephemeral"],
            rows, right=frozenset({"children", "data", "version"}))
 
 
@@ -98,9 +86,9 @@ def stat_table(data: dict) -> None:
     stat = ZStat(**{k: data["stat"][k] for k in ("czxid", "mzxid", "ctime", "mtime", "version", "cversion",
                                                  "aversion", "ephemeral_owner", "data_length",
                                                  "num_children", "pzxid")})
-    _table(data["path"], ["field", "value", "meaning"], [[n, v, h] for n, v, h in stat_rows(stat)],
+    simple_table(data["path"], ["field", "value", "meaning"], [[n, v, h] for n, v, h in stat_rows(stat)],
            right=frozenset({"value"}))
-    _table("ACLs", ["scheme", "id", "perms"], [[a["scheme"], a["id"], a["perms"]] for a in data["acls"]])
+    simple_table("ACLs", ["scheme", "id", "perms"], [[a["scheme"], a["id"], a["perms"]] for a in data["acls"]])
 
 
 def data_view(data: dict) -> None:
@@ -111,7 +99,7 @@ def data_view(data: dict) -> None:
         head += "  (no data)"
     _print(f"[bold]{_escape(head)}[/]")
     if data["text"]:
-        from streamctl.ui_console import out
+        from streamctl.console import out
 
         out.print(data["text"], markup=False, highlight=False, soft_wrap=True)
     if data["truncated"]:
@@ -148,7 +136,7 @@ def health_table(data: dict) -> None:
                 value = s[key]
             row.append(value)
         rows.append(row)
-    _table("ZooKeeper ensemble", ["", *(s["server"] for s in servers)], rows)
+    simple_table("ZooKeeper ensemble", ["", *(s["server"] for s in servers)], rows)
     for s in servers:
         probes = ", ".join(f"{p['command']} {p['status']}" for p in s["probes"])
         _print(f"[dim]{_escape(s['server'])}: {_escape(probes or s['error'] or 'no answer')}[/]")
@@ -166,7 +154,7 @@ def kafka_view(data: dict, partitions: bool) -> None:
     rows = [[b["id"], ", ".join(f"{e['listener']}://{e['host']}:{e['port']}" for e in b["endpoints"]),
              b["rack"], b["version"], iso_ms(b["timestamp"]) if b["timestamp"] else None,
              hex(b["session"]) if b["session"] else None] for b in view["brokers"]]
-    _table("brokers in ZooKeeper", ["id", "endpoints", "rack", "json v", "registered", "session"], rows)
+    simple_table("brokers in ZooKeeper", ["id", "endpoints", "rack", "json v", "registered", "session"], rows)
     controller = view["controller"]
     _print(f"controller: {('broker ' + str(controller['broker_id'])) if controller else 'none'}"
            f"  epoch {view['controller_epoch'] if view['controller_epoch'] is not None else '-'}")
@@ -176,7 +164,7 @@ def kafka_view(data: dict, partitions: bool) -> None:
     if partitions:
         state_rows = [[s["topic"], s["partition"], s["leader"], ",".join(map(str, s["isr"])),
                        s["leader_epoch"], s["controller_epoch"], s["zk_version"]] for s in view["states"]]
-        _table("partition states", ["topic", "partition", "leader", "isr", "leader epoch", "controller epoch",
+        simple_table("partition states", ["topic", "partition", "leader", "isr", "leader epoch", "controller epoch",
                                     "znode version"], state_rows,
                right=frozenset({"partition", "leader", "leader epoch", "controller epoch", "znode version"}))
     if data["crosscheck"] is not None:

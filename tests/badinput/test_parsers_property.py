@@ -28,13 +28,17 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamctl import config, flume_config, flume_lint, spark_jobs, zk_kafka
+from streamctl import config
+from streamctl.flume import definition as flume_config, lint as flume_lint
+from streamctl.spark import jobs as spark_jobs
+from streamctl.zookeeper import kafka_znodes as zk_kafka
 from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
-from streamctl.backends.flume_history import History
+from streamctl.flume.history import History
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.health_flume import flume_health
+from streamctl.flume.health import flume_health
 from streamctl.jobs import launcher
-from streamctl.ops import audit, offsets, topics
+from streamctl.ops import audit
+from streamctl.kafka import offsets, topics
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

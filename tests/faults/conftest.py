@@ -8,13 +8,13 @@ import signal
 
 import pytest
 
-from streamctl import procs
+from streamctl.jvm import processes as procs
 from streamctl.agents.sandbox_addon import AGENT_SERVICE
 from streamctl.backends.flume import FlumeError, fetch
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
 from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
-from streamctl.sandbox import zookeeper_mode
+from streamctl.sandbox.stack import zookeeper_mode
 
 START_ORDER = ("zookeeper", "broker", "flume", "spark")
 

@@ -27,12 +27,12 @@ import pytest
 import yaml
 from confluent_kafka.admin import AdminClient
 
-from streamctl import procs
-from streamctl.dashboard import make_dashboard
+from streamctl.jvm import processes as procs
+from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
 from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
-from streamctl.sandbox import zookeeper_mode
+from streamctl.sandbox.stack import zookeeper_mode
 from streamctl.tui.app import StreamctlApp
 from tests.faults.cli_runs import Command, Run, assert_check, assert_command, run_all
 from tests.faults.pilot import banner, card, describe, findings, rows, until

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from streamctl.dashboard import make_dashboard
+from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from tests.faults.pilot import card, describe, findings, rows, until
 

@@ -128,7 +128,7 @@ def test_stopped_and_stalled_groups_across_runs(sandbox, tmp_path):
 
 
 def _kafka_tool_lag(bootstrap: str, group: str) -> dict[tuple[str, int], tuple[int, int, int]]:
-    from streamctl.jvm import run_tool
+    from streamctl.jvm.java import run_tool
 
     result = run_tool("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
                       "--bootstrap-server", bootstrap, "--describe", "--group", group)

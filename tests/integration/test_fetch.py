@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from streamctl import maven
+from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
 
 pytestmark = pytest.mark.integration

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from confluent_kafka import Consumer, TopicPartition
 
-from streamctl import procs
+from streamctl.jvm import processes as procs
 from streamctl.agents import launcher
 from streamctl.backends.kafka import KafkaError
-from streamctl.jvm import java
+from streamctl.jvm.java import java
 from streamctl.agents.sandbox_addon import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC, sandbox_agents
 from tests.conftest import run_cli
 

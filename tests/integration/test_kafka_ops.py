@@ -12,7 +12,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka_admin import KafkaAdmin
-from streamctl.jvm import run_tool
+from streamctl.jvm.java import run_tool
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
 pytestmark = pytest.mark.integration

@@ -16,8 +16,8 @@ from streamctl.backends.kafka import KafkaError
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.backends.kafka_process import KafkaProcess, KafkaProcessError
 from streamctl.errors import StreamctlError
-from streamctl.kafka_history import HistoryRequest
-from streamctl.lagstore import LagStatus, LagStore
+from streamctl.kafka.history import HistoryRequest, snapshot_with_history
+from streamctl.kafka.lagstore import LagStatus, LagStore
 from tests.integration.kafka_helpers import commit, produce, unique
 
 pytestmark = pytest.mark.integration
@@ -134,7 +134,7 @@ def test_the_lag_history_is_joined_in_the_child(sandbox, client, tmp_path):
     commit(sandbox.bootstrap_servers, group, {(topic, 0): 2})
     request = HistoryRequest(tmp_path / "lag.sqlite", "it", allowed_lag=0, window=300.0)
 
-    snap, statuses = client.snapshot_with_history(request)
+    snap, statuses = client.call_with_admin(snapshot_with_history, request)
 
     ours = next(lag for lag in snap.lags if lag.group == group)
     assert (ours.committed, ours.log_end, ours.lag_seconds_source) == (2, 5, "record")
@@ -143,6 +143,6 @@ def test_the_lag_history_is_joined_in_the_child(sandbox, client, tmp_path):
         stored = store._db.execute("SELECT committed, log_end FROM samples WHERE grp = ?", (group,)).fetchall()
     assert stored == [(2, 5)]
 
-    client.snapshot_with_history(replace(request, record=False))
+    client.call_with_admin(snapshot_with_history, replace(request, record=False))
     with LagStore(request.store) as store:
         assert store._db.execute("SELECT count(*) FROM samples WHERE grp = ?", (group,)).fetchone()[0] == 1

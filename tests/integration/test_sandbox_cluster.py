@@ -69,7 +69,7 @@ def test_up_with_another_shape_is_refused(sandbox):
 
 
 def test_status_marks_a_crashed_broker_with_its_log_tail(sandbox):
-    from streamctl import procs
+    from streamctl.jvm import processes as procs
 
     _, victim = sandbox.sandbox.service("kafka-3")
     procs.kill(victim.pid, victim.create_time)  # behind the sandbox's back: a crash

@@ -19,7 +19,7 @@ from kazoo.client import KazooClient
 
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.errors import StreamctlError
-from streamctl.zk_kafka import KafkaZooKeeper
+from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 from tests.conftest import run_cli
 from tests.integration.kafka_helpers import unique, write_context
 
@@ -211,7 +211,7 @@ def test_set_with_a_stale_version_is_refused(tmp_path, config, kazoo, scratch):
 
 def test_set_refuses_a_change_between_plan_and_write(sandbox, kazoo, scratch):
     """The version read at plan time is what ZooKeeper checks when the write arrives."""
-    from streamctl import zk_ops
+    from streamctl.zookeeper import plans as zk_ops
     from streamctl.backends.zookeeper import ZnodeConflict
 
     kazoo.create(scratch, b"v0")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamctl.sandbox import Sandbox, SandboxState
-from streamctl.sandbox_secure import SECRETS, Secrets, client_properties
+from streamctl.sandbox.stack import Sandbox, SandboxState
+from streamctl.sandbox.secure import SECRETS, Secrets, client_properties
 from tests.conftest import run_cli
 
 WRONG_PASSWORD = "wr0ng-Passw0rd-7d1e"  # also a secret: it must not show up anywhere either

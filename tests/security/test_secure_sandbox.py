@@ -11,7 +11,7 @@ import yaml
 
 from streamctl.backends.kafka import KafkaBackend, KafkaError
 from streamctl.config import load_config
-from streamctl.sandbox_secure import ADDONS_SKIPPED, SECRETS, SUMMARY
+from streamctl.sandbox.secure import ADDONS_SKIPPED, SECRETS, SUMMARY
 
 pytestmark = pytest.mark.integration
 

@@ -13,12 +13,12 @@ from streamctl.backends.zookeeper import NoSuchZnode, Subscription, ZNode
 from streamctl.backends.zookeeper_data import ZAcl, ZStat, parent_of, validate_path
 from streamctl.backends.zookeeper_ensemble import merge_answers
 from streamctl.config import Thresholds
-from streamctl.flume_config import sink_bindings
-from streamctl.health import kafka_health
-from streamctl.health_flume import flume_health
-from streamctl.health_zookeeper import ensemble_health
-from streamctl.model import Evaluation
-from streamctl.serialize import snapshot_from_dict
+from streamctl.flume.definition import sink_bindings
+from streamctl.kafka.health import kafka_health
+from streamctl.flume.health import flume_health
+from streamctl.zookeeper.health import ensemble_health
+from streamctl.model.health import Evaluation
+from streamctl.kafka.serialize import snapshot_from_dict
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"
 

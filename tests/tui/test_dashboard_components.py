@@ -7,7 +7,7 @@ import itertools
 import pytest
 from textual.widgets import DataTable, Tree
 
-from streamctl.dashboard import make_dashboard
+from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.widgets.error_banner import ErrorBanner
 

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import DataTable
 
 from streamctl.backends.kafka_admin import KafkaAdmin
-from streamctl.dashboard import make_dashboard
+from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.widgets.health_card import HealthCard

@@ -9,7 +9,7 @@ import pytest
 from textual.binding import Binding
 
 from streamctl.backends.kafka_admin import KafkaAdmin
-from streamctl.dashboard import make_dashboard
+from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.jobs import launcher
 from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
 from streamctl.tui.screens.group_detail import GroupDetailScreen

@@ -15,10 +15,10 @@ import pytest
 from prometheus_client import exposition
 from prometheus_client.parser import text_string_to_metric_families
 
-from streamctl import check
-from streamctl.check import (exit_code, render_json, render_nagios, render_prometheus,
+from streamctl.check import render as check
+from streamctl.check.render import (exit_code, render_json, render_nagios, render_prometheus,
                              write_prometheus_textfile)
-from streamctl.model import Evaluation, Finding, Metric, Severity
+from streamctl.model.health import Evaluation, Finding, Metric, Severity
 
 ROOT = Path(__file__).parents[2]
 SCHEMA_PATH = ROOT / "docs" / "check-json-schema.json"
@@ -397,7 +397,7 @@ def test_textfile_write_failing_midway_leaves_the_old_file_intact(tmp_path, monk
 # ---- import cost ------------------------------------------------------------------------------
 
 def test_importing_check_pulls_in_no_ui_no_pyspark_and_no_prometheus_client():
-    code = ("import sys, streamctl.check\n"
+    code = ("import sys, streamctl.check.render\n"
             "heavy = ('textual', 'rich', 'pyspark', 'prometheus_client')\n"
             "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl import flume_config, flume_lint
+from streamctl.flume import definition as flume_config, lint as flume_lint
 from streamctl.errors import UsageError
 from tests.conftest import run_cli
 

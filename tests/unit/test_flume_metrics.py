@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from streamctl.backends import flume
-from streamctl.backends.flume_history import MIN_BASELINE_AGE, History
+from streamctl.flume.history import MIN_BASELINE_AGE, History
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "flume"
 BINDINGS = {"kafka": "buffer"}

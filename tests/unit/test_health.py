@@ -1,4 +1,4 @@
-"""The Kafka health rules (streamctl.health), fed snapshots captured from the 3-broker sandbox.
+"""The Kafka health rules (streamctl.kafka.health), fed snapshots captured from the 3-broker sandbox.
 
 The fixtures come from tests/fixtures/capture_kafka.py. Variants of them (offline partitions,
 short ISRs, a missing controller, lag in seconds, partial snapshots) are derived with
@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from streamctl.config import Thresholds
-from streamctl.health import Filters, kafka_health
-from streamctl.lagstore import GroupStatus, LagStatus
-from streamctl.model import Finding, KafkaSnapshot, Metric, Severity
-from streamctl.serialize import snapshot_from_dict
+from streamctl.kafka.health import Filters, kafka_health
+from streamctl.kafka.lagstore import GroupStatus, LagStatus
+from streamctl.model.kafka import KafkaSnapshot
+from streamctl.model.health import Finding, Metric, Severity
+from streamctl.kafka.serialize import snapshot_from_dict
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kafka"
 OK, WARN, CRIT, UNKNOWN = Severity.OK, Severity.WARN, Severity.CRIT, Severity.UNKNOWN

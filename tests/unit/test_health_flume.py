@@ -7,8 +7,8 @@ from pathlib import Path
 
 from streamctl.backends import flume
 from streamctl.config import Thresholds
-from streamctl.health_flume import flume_health
-from streamctl.model import Severity
+from streamctl.flume.health import flume_health
+from streamctl.model.health import Severity
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "flume"
 
@@ -108,7 +108,7 @@ def _context(url: str):
 
 
 def test_collector_reports_a_refused_endpoint_as_critical(tmp_path):
-    from streamctl.evaluate import configured_components, evaluate
+    from streamctl.check.evaluate import configured_components, evaluate
     from tests.integration.kafka_helpers import free_address
 
     ctx = _context(f"http://{free_address()}/metrics")
@@ -121,7 +121,7 @@ def test_collector_reports_a_refused_endpoint_as_critical(tmp_path):
 def test_collector_silent_endpoint_is_unknown_within_the_deadline(tmp_path):
     import time
 
-    from streamctl.evaluate import evaluate
+    from streamctl.check.evaluate import evaluate
     from tests.integration.kafka_helpers import black_hole
 
     with black_hole() as address:
@@ -133,7 +133,7 @@ def test_collector_silent_endpoint_is_unknown_within_the_deadline(tmp_path):
 
 
 def test_a_context_without_agents_has_no_flume_component():
-    from streamctl.collectors import flume as collector
+    from streamctl.flume import collect as collector
     from streamctl.config import Config
 
     ctx = Config.model_validate({"contexts": {"t": {"kafka": {"bootstrap_servers": "h:1"}}}}).context("t")

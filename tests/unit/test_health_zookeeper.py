@@ -1,4 +1,4 @@
-"""ZooKeeper health rules (streamctl.health_zookeeper) fed answers captured from real servers
+"""ZooKeeper health rules (streamctl.zookeeper.health) fed answers captured from real servers
 (tests/fixtures/zookeeper/), and the Kafka cross-check fed the sandbox's captured Kafka znodes
 against a metadata snapshot built from the same cluster; variants via dataclasses.replace."""
 
@@ -10,9 +10,10 @@ from pathlib import Path
 
 from streamctl.backends.zookeeper_ensemble import merge_answers
 from streamctl.config import Thresholds
-from streamctl.health_zookeeper import ensemble_health, kafka_crosscheck
-from streamctl.model import Broker, KafkaSnapshot, PartitionState, Severity, Topic
-from streamctl.zk_kafka import (
+from streamctl.zookeeper.health import ensemble_health, kafka_crosscheck
+from streamctl.model.kafka import Broker, KafkaSnapshot, PartitionState, Topic
+from streamctl.model.health import Severity
+from streamctl.zookeeper.kafka_znodes import (
     KafkaZkView, PendingAdmin, ZkController, parse_broker, parse_controller, parse_partition_state, parse_topic,
 )
 

@@ -1,4 +1,4 @@
-"""streamctl.kafka_history on a snapshot captured from the sandbox: what it records, what it
+"""streamctl.kafka.history on a snapshot captured from the sandbox: what it records, what it
 judges, and the lag in time it completes from the history; and the dashboard's one sample a minute."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from streamctl import dashboard
-from streamctl.kafka_history import HistoryRequest, join_history, snapshot_with_history
-from streamctl.lagstore import LagStatus, LagStore
-from streamctl.serialize import snapshot_from_dict
+from streamctl.overview import dashboard_source as dashboard
+from streamctl.kafka.history import HistoryRequest, join_history, snapshot_with_history
+from streamctl.kafka.lagstore import LagStatus, LagStore
+from streamctl.kafka.serialize import snapshot_from_dict
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kafka" / "healthy.json"
 

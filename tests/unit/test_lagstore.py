@@ -1,4 +1,4 @@
-"""Unit tests for streamctl.lagstore: statuses from sample sequences, pruning, history, files."""
+"""Unit tests for streamctl.kafka.lagstore: statuses from sample sequences, pruning, history, files."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from streamctl.errors import StreamctlError
-from streamctl.lagstore import GroupStatus, LagStatus, LagStore
-from streamctl.model import PartitionLag
+from streamctl.kafka.lagstore import GroupStatus, LagStatus, LagStore
+from streamctl.model.kafka import PartitionLag
 
 T0 = 1_700_000_000.0
 MINUTE = 60.0

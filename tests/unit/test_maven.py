@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl import maven
+from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "mvn"

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from streamctl.errors import UsageError
-from streamctl.ops import offsets, topics
+from streamctl.kafka import offsets, topics
 
 
 @pytest.mark.parametrize("name", ["orders", "a.b_c-D9", "x" * 249])

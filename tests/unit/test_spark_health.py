@@ -12,8 +12,8 @@ from streamctl.backends.spark import (
     JobView, PartitionJobLag, ProgressSample, ProgressTail, read_checkpoint, read_progress_tail,
 )
 from streamctl.config import Thresholds
-from streamctl.health_spark import spark_health
-from streamctl.model import Severity
+from streamctl.spark.health import spark_health
+from streamctl.model.health import Severity
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "spark"
 CHECKPOINT = read_checkpoint(FIXTURES / "checkpoint-weblog-stats")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.zk_kafka import (
+from streamctl.zookeeper.kafka_znodes import (
     parse_broker, parse_controller, parse_endpoint, parse_partition_state, parse_preferred_election,
     parse_reassignment, parse_topic,
 )

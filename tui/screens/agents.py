@@ -94,7 +94,7 @@ class AgentsScreen(DataScreen):
         if self.app.source.read_only:
             self.notify("read-only context: operations are disabled", severity="warning")
             return
-        from streamctl.ops import agents as agent_ops
+        from streamctl.flume import plans as agent_ops
         from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
 
         ctx, config_path = self.app.source.ctx, self.app.source.config_path

@@ -85,7 +85,7 @@ class CreateTopicDialog(FormDialog):
         yield Input(placeholder="configs: key=value, key=value", id="configs")
 
     def request(self) -> OperationRequest:
-        from streamctl.ops import kafka_exec, topics
+        from streamctl.kafka import execute as kafka_exec, topics
 
         name = self.value("name")
         partitions = _int(self.value("partitions"), "partitions")
@@ -118,7 +118,7 @@ class AddPartitionsDialog(FormDialog):
         yield Input(placeholder="total partitions after the change", id="total")
 
     def request(self) -> OperationRequest:
-        from streamctl.ops import kafka_exec, topics
+        from streamctl.kafka import execute as kafka_exec, topics
 
         total = _int(self.value("total"), "total partitions")
         kafka, context, topic = self.kafka, self.context_name, self.topic
@@ -143,7 +143,7 @@ class AlterConfigDialog(FormDialog):
         yield Input(placeholder="key=value, key=value (key= reverts to the default)", id="pairs")
 
     def request(self) -> OperationRequest:
-        from streamctl.ops import kafka_exec, topics
+        from streamctl.kafka import execute as kafka_exec, topics
 
         pairs = [p for p in self.value("pairs").split(",") if p.strip()]
         if not pairs:
@@ -179,7 +179,7 @@ class ResetOffsetsDialog(FormDialog):
         yield Input(placeholder="topics: all, or TOPIC[:P,P] separated by spaces", value="all", id="topics")
 
     def request(self) -> OperationRequest:
-        from streamctl.ops import kafka_exec, offsets
+        from streamctl.kafka import execute as kafka_exec, offsets
 
         mode = self.query_one("#mode", Select).value
         value = self.value("value") or None

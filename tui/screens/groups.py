@@ -14,7 +14,7 @@ from textual.widgets import DataTable
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.spark import sparkline
+from streamctl.tui.widgets.sparkline import sparkline
 
 COLUMNS = ["group", "state", "members", "topics", "lag", "lag (s)", "trend", "status"]
 STATUS_STYLE = {"OK": "green", "LAGGING": "yellow", "STALLED": "bold red", "STOPPED": "bold red",

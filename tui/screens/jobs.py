@@ -139,7 +139,7 @@ class JobsScreen(DataScreen):
     # ---- operations ------------------------------------------------------------------------
 
     def action_start_job(self) -> None:
-        from streamctl.ops import jobs as job_ops
+        from streamctl.spark import plans as job_ops
 
         name = self._job_to_operate()
         if name is not None:
@@ -148,7 +148,7 @@ class JobsScreen(DataScreen):
                           lambda plan: job_ops.start(ctx, plan))
 
     def action_stop_job(self) -> None:
-        from streamctl.ops import jobs as job_ops
+        from streamctl.spark import plans as job_ops
 
         name = self._job_to_operate()
         if name is not None:

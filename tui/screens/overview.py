@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
-from streamctl.check import component_states
-from streamctl.model import Severity
+from streamctl.check.render import component_states
+from streamctl.model.health import Severity
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard

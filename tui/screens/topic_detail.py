@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
-from streamctl import serialize
+from streamctl.kafka import serialize
 from streamctl.errors import UsageError
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
