@@ -21,7 +21,7 @@ COMMANDS = {
     "topics": "streamctl.kafka.commands:topics",
     "groups": "streamctl.kafka.commands:groups",
     "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
-    "audit": "streamctl.kafka.change_commands:audit",
+    "audit": "streamctl.ops.commands:audit",
     "zk": "streamctl.zookeeper.commands:zk",
     "agents": "streamctl.flume.commands:agents",
     "jobs": "streamctl.spark.commands:jobs",

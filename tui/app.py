@@ -86,7 +86,22 @@ class StreamctlApp(App):
     def action_help(self) -> None:
         from streamctl.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.help_sections()))
+
+    def help_sections(self) -> list[tuple[str, list]]:
+        """(title, bindings) for the help screen: the app's, each screen's, the tables'."""
+        from streamctl.tui.screens.group_detail import GroupDetailScreen
+        from streamctl.tui.screens.topic_detail import TopicDetailScreen
+        from streamctl.tui.widgets.filter_table import FilterTable
+
+        palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette",
+                          tooltip="command palette: jump to a topic or group, operations, contexts")
+        titles = {b.action: b.description for b in self.BINDINGS}
+        sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS)]
+        screens = [(titles[f"switch_mode('{name}')"], screen) for name, screen in SCREENS.items()]
+        screens += [("Topic detail", TopicDetailScreen), ("Group detail", GroupDetailScreen)]
+        # Each class's own bindings: the inherited ones (focus moves) are Textual's, not ours.
+        return sections + [(title, vars(screen).get("BINDINGS", [])) for title, screen in screens]
 
     # ---- operations ----------------------------------------------------------------------
 
@@ -96,9 +111,14 @@ class StreamctlApp(App):
             return None
         return True
 
-    def open_operation(self, form) -> None:
+    def refuse_in_read_only(self) -> bool:
+        """True (after saying so) when the context is read-only: the caller stops there."""
         if self.source.read_only:
             self.notify("read-only context: operations are disabled", severity="warning")
+        return self.source.read_only
+
+    def open_operation(self, form) -> None:
+        if self.refuse_in_read_only():
             return
         from streamctl.tui.screens.plan_dialog import PlanDialog
 
@@ -125,8 +145,7 @@ class StreamctlApp(App):
 
         request = OperationRequest("Elect preferred leaders",
                                    lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
-        if self.source.read_only:
-            self.notify("read-only context: operations are disabled", severity="warning")
+        if self.refuse_in_read_only():
             return
         from streamctl.tui.screens.plan_dialog import PlanDialog
 

@@ -11,7 +11,7 @@ from streamctl.console import OUTPUT, emit
 from streamctl.session import Session
 from streamctl.errors import ExitCode, UsageError
 
-EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
+from streamctl.ops.preview import EXECUTE, finish, show
 
 
 @click.group()
@@ -113,20 +113,9 @@ def _run(session: Session, operation: str, name: str, execute: bool, output: str
     ctx = session.context()
     require_writable(operation, ctx, session.read_only_flag)
     plan = agent_ops.plan(ctx, name, wanted, _sandbox(session))
-    if output == "json":
-        click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
-    else:
-        from streamctl.ops.render import plan_table
-
-        plan_table(plan)
-    if not plan.changes:
-        click.echo(f"nothing to change: agent {name} is already {wanted}", err=True)
-        return
-    if not execute:
-        click.echo("dry run: nothing changed; add --execute to apply", err=True)
-        return
-    done = agent_ops.apply(ctx, plan)
-    click.echo(f"done: agent {name}: {done}", err=True)
+    show(plan, output)
+    finish(plan, execute, lambda: f"done: agent {name}: {agent_ops.apply(ctx, plan)}",
+           nothing=f"nothing to change: agent {name} is already {wanted}")
 
 
 @agents.command("start")

@@ -1,9 +1,8 @@
-"""Kafka mutations: topics create/add-partitions/alter-config/delete, offset resets, leader
-election, and the audit log. Each shows its plan; only --execute changes anything."""
+"""Kafka mutations: topics create/add-partitions/alter-config/delete, offset resets and leader
+election. Each shows its plan; only --execute changes anything."""
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -12,8 +11,8 @@ from streamctl.console import OUTPUT
 from streamctl.session import Session
 from streamctl.errors import UsageError
 from streamctl.kafka import execute as kafka_exec
+from streamctl.ops.preview import EXECUTE, finish, show
 
-EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
 
 
 def _admin(session: Session, operation: str):
@@ -24,27 +23,6 @@ def _admin(session: Session, operation: str):
     ctx = session.context()
     require_writable(operation, ctx, session.read_only_flag)
     return ctx, KafkaAdmin(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
-
-
-def _show(plan, output: str, render=None) -> None:
-    if output == "json":
-        click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
-    else:
-        from streamctl.ops.render import plan_table
-
-        (render or plan_table)(plan)
-
-
-def _finish(plan, execute: bool, run) -> None:
-    """Apply the plan with `run()` when --execute was given; otherwise say it was a dry run."""
-    if not plan.changes:
-        click.echo("nothing to change", err=True)
-        return
-    if not execute:
-        click.echo("dry run: nothing changed; add --execute to apply", err=True)
-        return
-    run()
-    click.echo(f"done: {plan.summary()}", err=True)
 
 
 # ---- topics -------------------------------------------------------------------------------
@@ -67,8 +45,8 @@ def topics_create(session: Session, name, partitions, replication_factor, config
     snap = admin.metadata()
     known = set(admin.topic_configs(snap.topics[0].name)) if snap.topics else set()
     plan = topics.plan_create(admin, snap, name, partitions, replication_factor, values, known)
-    _show(plan, output)
-    _finish(plan, execute, lambda: kafka_exec.create_topic(admin, ctx.name, plan))
+    show(plan, output)
+    finish(plan, execute, lambda: kafka_exec.create_topic(admin, ctx.name, plan))
 
 
 @click.command("add-partitions")
@@ -83,8 +61,8 @@ def topics_add_partitions(session: Session, name, total, execute, output):
 
     ctx, admin = _admin(session, "topics add-partitions")
     plan = topics.plan_add_partitions(admin, admin.metadata(), name, total)
-    _show(plan, output)
-    _finish(plan, execute, lambda: kafka_exec.add_partitions(admin, ctx.name, plan))
+    show(plan, output)
+    finish(plan, execute, lambda: kafka_exec.add_partitions(admin, ctx.name, plan))
 
 
 @click.command("alter-config")
@@ -103,8 +81,8 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
     ctx, admin = _admin(session, "topics alter-config")
     values: dict[str, str | None] = {**topics.parse_configs(pairs), **{k: None for k in deletes}}
     plan = topics.plan_alter_config(admin, admin.metadata(), name, values)
-    _show(plan, output)
-    _finish(plan, execute, lambda: kafka_exec.alter_config(admin, ctx.name, plan))
+    show(plan, output)
+    finish(plan, execute, lambda: kafka_exec.alter_config(admin, ctx.name, plan))
 
 
 @click.command("delete")
@@ -119,14 +97,14 @@ def topics_delete(session: Session, name, yes_delete, execute, output):
 
     ctx, admin = _admin(session, "topics delete")
     plan = topics.plan_delete(admin.snapshot(lag_time=False), name)
-    _show(plan, output)
+    show(plan, output)
     if execute:
         confirmed = yes_delete
         if confirmed is None and sys.stdin.isatty():
             confirmed = click.prompt(f"type the topic name ({name}) to delete it", default="", show_default=False)
         if confirmed != name:
             raise UsageError(f"not deleting {name!r}: confirm with --yes-delete {name} or type the name")
-    _finish(plan, execute, lambda: kafka_exec.delete_topic(admin, ctx.name, plan))
+    finish(plan, execute, lambda: kafka_exec.delete_topic(admin, ctx.name, plan))
 
 
 # ---- consumer group offsets ------------------------------------------------------------------
@@ -180,7 +158,7 @@ def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_ea
     else:
         from streamctl.kafka.render import reset_table
 
-        _show(plan, output, lambda p: reset_table(p, resets))
+        show(plan, output, lambda p: reset_table(p, resets))
     _commit_resets(admin, ctx, group, plan, resets, execute)
 
 
@@ -190,7 +168,7 @@ def _commit_resets(admin, ctx, group, plan, resets, execute) -> None:
         if undo:
             click.echo(f"undo file: {undo}", err=True)
 
-    _finish(plan, execute, run)
+    finish(plan, execute, run)
 
 
 @click.command("undo-reset")
@@ -209,7 +187,7 @@ def groups_undo_reset(session: Session, group, execute, output):
     plan.operation = "groups.undo-reset"
     from streamctl.kafka.render import reset_table
 
-    _show(plan, output, lambda p: reset_table(p, resets))
+    show(plan, output, lambda p: reset_table(p, resets))
     _commit_resets(admin, ctx, group, plan, resets, execute)
 
 
@@ -224,31 +202,5 @@ def elect_leaders(session: Session, topic_names, execute, output):
     """Preferred leader election for partitions not led by their preferred replica."""
     ctx, admin = _admin(session, "elect-leaders")
     plan = kafka_exec.plan_elect_leaders(admin.metadata(), topic_names)
-    _show(plan, output)
-    _finish(plan, execute, lambda: kafka_exec.elect_leaders(admin, ctx.name, plan))
-
-
-@click.command("audit")
-@click.option("--since", metavar="ISO8601", help="Only records from this time on.")
-@OUTPUT
-def audit(since, output):
-    """Print the audit log of executed mutations."""
-    from datetime import datetime
-
-    from streamctl.ops import audit as log
-
-    when = None
-    if since:
-        try:
-            when = datetime.fromisoformat(since.replace("Z", "+00:00"))
-            when = when if when.tzinfo else when.astimezone()
-        except (ValueError, OverflowError, OSError):  # not ISO 8601, or outside years 1-9999 in UTC
-            raise UsageError(f"--since {since!r}: expected ISO 8601") from None
-    records = list(log.read(when))
-    if output == "json":
-        click.echo(json.dumps(records, indent=2))
-        return
-    for r in records:
-        error = f" ({r['error']})" if r.get("error") else ""
-        click.echo(f"{r['time']} {r['user']} [{r['context']}] {r['operation']} {r['result']}: "
-                   f"{r['summary']}{error}")
+    show(plan, output)
+    finish(plan, execute, lambda: kafka_exec.elect_leaders(admin, ctx.name, plan))

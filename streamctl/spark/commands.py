@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -12,7 +11,7 @@ from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.spark.plans import START_TIMEOUT
 
-EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
+from streamctl.ops.preview import EXECUTE, finish, show
 
 
 @click.group()
@@ -92,12 +91,9 @@ def jobs_checkpoint(directory: Path, output: str) -> None:
 # ---- operations ------------------------------------------------------------------------------
 
 def _show(plan, output: str) -> None:
-    if output == "json":
-        click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
-    else:
-        from streamctl.spark.render import plan_view
+    from streamctl.spark.render import plan_view
 
-        plan_view(plan.as_dict())
+    show(plan, output, lambda p: plan_view(p.as_dict()))
 
 
 @jobs.command("start")
@@ -117,13 +113,7 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
     require_writable("jobs start", ctx, session.read_only_flag)
     plan = job_ops.plan_start(ctx, name, master)
     _show(plan, output)
-    if not plan.changes:
-        click.echo("nothing to change", err=True)
-        return
-    if not execute:
-        click.echo("dry run: nothing changed; add --execute to apply", err=True)
-        return
-    click.echo(job_ops.start(ctx, plan, wait), err=True)
+    finish(plan, execute, lambda: job_ops.start(ctx, plan, wait))
 
 
 @jobs.command("stop")
@@ -142,10 +132,4 @@ def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: 
     require_writable("jobs stop", ctx, session.read_only_flag)
     plan = job_ops.plan_stop(name, grace)
     _show(plan, output)
-    if not plan.changes:
-        click.echo(f"nothing to change: job {name} is not running", err=True)
-        return
-    if not execute:
-        click.echo("dry run: nothing changed; add --execute to apply", err=True)
-        return
-    click.echo(job_ops.stop(ctx, plan), err=True)
+    finish(plan, execute, lambda: job_ops.stop(ctx, plan), nothing=f"nothing to change: job {name} is not running")

@@ -14,7 +14,7 @@ from streamctl.console import OUTPUT, emit
 from streamctl.session import Session
 from streamctl.errors import UsageError
 
-EXECUTE = click.option("--execute", is_flag=True, help="Apply the plan (without it: a dry run).")
+from streamctl.ops.preview import EXECUTE, finish, show
 
 
 def _settings(session: Session):
@@ -186,17 +186,11 @@ def _writer(session: Session, operation: str):
 def _finish(plan, output: str, execute: bool, ctx, apply, verify) -> None:
     from streamctl.ops import execute as run
 
-    if output == "json":
-        click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
-    else:
-        from streamctl.ops.render import plan_table
+    def apply_and_record() -> None:
+        run(plan, ctx.name, apply, verify)
 
-        plan_table(plan)
-    if not execute:
-        click.echo("dry run: nothing changed; add --execute to apply", err=True)
-        return
-    run(plan, ctx.name, apply, verify)
-    click.echo(f"done: {plan.summary()}", err=True)
+    show(plan, output)
+    finish(plan, execute, apply_and_record)
 
 
 @zk.command("create")

@@ -91,8 +91,7 @@ class AgentsScreen(DataScreen):
         if name is None:
             self.notify("no agent to act on", severity="warning")
             return
-        if self.app.source.read_only:
-            self.notify("read-only context: operations are disabled", severity="warning")
+        if self.app.refuse_in_read_only():
             return
         from streamctl.flume import plans as agent_ops
         from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog

@@ -1,33 +1,36 @@
-"""Keys and what the screens show."""
+"""Keys and what they do, built from the bindings themselves (never a hand-kept key table)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = """\
-# streamctl
-
-| key | does |
-| --- | --- |
-| 1 … 7 | Overview, Brokers, Topics, Groups, ZooKeeper, Flume agents, Spark jobs |
-| r | refresh now (screens also refresh every few seconds) |
-| / | filter the table; Esc clears |
-| s | sort by the next column (or click a header) |
-| Enter | open the topic or group under the cursor |
-| Esc | back |
-| c / e | create topic / elect preferred leaders (Topics) |
-| a / t | add partitions / alter configs (topic detail) |
-| o | reset offsets (Groups, group detail) |
-| g / x | start / stop the highlighted agent (Flume agents) or job (Spark jobs) |
-| ctrl+p | command palette: jump to a topic or group, operations, contexts |
-| q | quit |
-
+FOOTNOTE = """\
 Operations show their plan first and change nothing until you press **Execute**. In a
 read-only context they are disabled. Every executed operation is in the audit log
 (`streamctl audit`).
 """
+
+
+def as_binding(entry) -> Binding:
+    return entry if isinstance(entry, Binding) else Binding(*entry)
+
+
+def help_markdown(app, sections: list[tuple[str, list]]) -> str:
+    """One row per section: its keys and what they do (keys bound to one action merged)."""
+    lines = ["# streamctl", "", "| where | keys |", "| --- | --- |"]
+    for title, entries in sections:
+        keys: dict[str, list[str]] = {}
+        for binding in map(as_binding, entries):
+            text = binding.tooltip or binding.description
+            if text:
+                keys.setdefault(text, []).append(app.get_key_display(binding))
+        if keys:
+            shown = " · ".join(f"**{'/'.join(k)}** {text}" for text, k in keys.items())
+            lines.append(f"| {title} | {shown} |")
+    return "\n".join(lines) + "\n\n" + FOOTNOTE
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,5 +40,9 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [("escape", "dismiss", "Close"), ("question_mark", "dismiss", "Close")]
 
+    def __init__(self, sections: list[tuple[str, list]]) -> None:
+        super().__init__()
+        self.sections = sections
+
     def compose(self) -> ComposeResult:
-        yield Markdown(HELP)
+        yield Markdown(help_markdown(self.app, self.sections))

@@ -157,8 +157,7 @@ class JobsScreen(DataScreen):
                           lambda plan: job_ops.stop(ctx, plan))
 
     def _job_to_operate(self) -> str | None:
-        if self.source.read_only:
-            self.notify("read-only context: operations are disabled", severity="warning")
+        if self.app.refuse_in_read_only():
             return None
         name = self.query_one(FilterTable).selected_key()
         if name is None:
