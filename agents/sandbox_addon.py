@@ -14,7 +14,9 @@ from pathlib import Path
 from streamctl.jvm import processes as procs
 from streamctl.agents import launcher
 from streamctl.backends.flume import FlumeError, fetch
-from streamctl.sandbox.stack import Addon, Sandbox, SandboxState, Service
+from streamctl.sandbox.stack import Sandbox
+from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.state import SandboxState, Service
 
 ROLE = "flume"
 AGENT = "weblogs"

@@ -22,7 +22,7 @@ from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaExcepti
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.backends.kafka_client import Deadline, KafkaError, call, new_client, reason, socket_timeout_ms
 from streamctl.model.kafka import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
 )
@@ -34,49 +34,6 @@ EARLIEST, LATEST = -2, -1  # ListOffsets' special timestamps
 
 
 _AUTH_DETAIL = re.compile(r"\s*\(after \d+ms in state \w+\)$")  # librdkafka's timing suffix
-
-
-class KafkaError(StreamctlError):
-    """Kafka could not be read (unreachable, timed out, refused)."""
-
-
-def socket_timeout_ms(timeout: float) -> str:
-    """librdkafka's socket.timeout.ms for a per-call timeout: three times it, at least 30 s (kept
-    inside librdkafka's 10..300000). Every call is bounded by its own timeout anyway; a socket
-    timeout as short as the call's tears connections down under in-flight group requests, and
-    librdkafka 2.16 can then abort the process (rd_kafka_enq_once_del_source_return assertion,
-    confluentinc/librdkafka#4605)."""
-    return str(min(max(int(timeout * 3000), 30_000), 300_000))
-
-
-def new_client(factory, config: dict[str, str]):
-    """A librdkafka client; a property it rejects is the operator's config error, on one line."""
-    try:
-        return factory(config)
-    except KafkaException as exc:
-        err = exc.args[0] if exc.args else None
-        reason = (err.str() if hasattr(err, "str") else str(exc)).strip().splitlines()[0]
-        raise UsageError(f"kafka.properties: {reason}") from None
-
-
-class Deadline:
-    """A global time budget: each call gets min(per-call timeout, time left)."""
-
-    def __init__(self, per_call: float, total: float | None = None):
-        self.per_call = per_call
-        self.ends = None if total is None else time.monotonic() + total
-
-    def remaining(self) -> float:
-        """Seconds left of the whole budget (of one call's timeout, without a budget)."""
-        return self.per_call if self.ends is None else max(0.0, min(self.per_call, self.ends - time.monotonic()))
-
-    def left(self, what: str) -> float:
-        if self.ends is None:
-            return self.per_call
-        remaining = self.ends - time.monotonic()
-        if remaining <= 0.05:
-            raise KafkaError(f"deadline reached before {what}")
-        return min(self.per_call, remaining)
 
 
 class KafkaBackend:
@@ -106,13 +63,13 @@ class KafkaBackend:
         if self.kraft is None and md.brokers:
             broker = _broker_resource(md)
             future = self._admin.describe_configs([broker], request_timeout=deadline.left("describe_configs"))[broker]
-            self._learn_mode(_call(lambda: future.result(timeout=deadline.left("describe_configs")),
+            self._learn_mode(call(lambda: future.result(timeout=deadline.left("describe_configs")),
                                    "describing a broker"))
         return _snapshot_of(md, bool(self.kraft))
 
     def _metadata(self, topic: str | None, deadline: Deadline):
         try:
-            return _call(lambda: self._admin.list_topics(topic=topic, timeout=deadline.left("metadata")),
+            return call(lambda: self._admin.list_topics(topic=topic, timeout=deadline.left("metadata")),
                          "metadata request")
         except KafkaError:
             self._admin.poll(0)  # serves error_cb: a refused login shows only there
@@ -210,7 +167,7 @@ class KafkaBackend:
             try:
                 entries = future.result(timeout=deadline.left("describe_configs"))
             except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                errors.append(f"configs of {resource.name}: {_reason(exc)}")
+                errors.append(f"configs of {resource.name}: {reason(exc)}")
                 continue
             if resource == broker:
                 self._learn_mode(entries)
@@ -252,7 +209,7 @@ class KafkaBackend:
         try:
             answer = probe.offsets_for_times(query, timeout=deadline.left("list_offsets"))
         except (KafkaException, KafkaError) as exc:
-            errors.append(f"offsets of the {len(partitions)} partitions led by broker {leader}: {_reason(exc)}")
+            errors.append(f"offsets of the {len(partitions)} partitions led by broker {leader}: {reason(exc)}")
             return {}
         offsets = {}
         for tp in answer:
@@ -265,10 +222,10 @@ class KafkaBackend:
     def _listed_groups(self, deadline: Deadline, errors: list[str],
                        keep: Callable[[str], bool]) -> tuple[ConsumerGroup, ...]:
         """The kept groups as the listing has them (id, state, type), sorted by id."""
-        listing = _call(lambda: self._admin.list_consumer_groups(
+        listing = call(lambda: self._admin.list_consumer_groups(
             request_timeout=deadline.left("list_consumer_groups")).result(
             timeout=deadline.left("list_consumer_groups")), "listing consumer groups")
-        errors += [f"listing groups: {_reason(e)}" for e in listing.errors]
+        errors += [f"listing groups: {reason(e)}" for e in listing.errors]
         return tuple(ConsumerGroup(id=g.group_id, state=_enum_name(g.state) or "UNKNOWN",
                                    type=_enum_name(getattr(g, "type", None)) or None)
                      for g in sorted(listing.valid, key=lambda g: g.group_id) if keep(g.group_id))
@@ -282,7 +239,7 @@ class KafkaBackend:
             try:
                 d = future.result(timeout=deadline.left("describe_consumer_groups"))
             except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                errors.append(f"group {group_id}: {_reason(exc)}")
+                errors.append(f"group {group_id}: {reason(exc)}")
                 continue
             groups.append(ConsumerGroup(
                 id=d.group_id,
@@ -319,7 +276,7 @@ class KafkaBackend:
                 try:
                     answer = future.result()
                 except KafkaException as exc:
-                    errors.append(f"offsets of group {group_id}: {_reason(exc)}")
+                    errors.append(f"offsets of group {group_id}: {reason(exc)}")
                     continue
                 results[group_id] = {(tp.topic, tp.partition): tp.offset
                                      for tp in answer.topic_partitions if tp.offset >= 0}
@@ -417,7 +374,7 @@ class KafkaBackend:
             [NewTopic(name, partitions, replication_factor, config=config or {})],
             operation_timeout=self.timeout, request_timeout=self.timeout, validate_only=validate_only,
         )
-        _call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
+        call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
 
 
 def _broker_resource(md) -> ConfigResource:
@@ -474,25 +431,6 @@ def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, late
         for group, offsets in sorted(committed.items())
         for (topic, partition), offset in sorted(offsets.items())
     ]
-
-
-def _call(fn, what: str):
-    """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors."""
-    try:
-        return fn()
-    except KafkaException as exc:
-        raise KafkaError(f"{what} failed: {_reason(exc)}") from None
-    except concurrent.futures.TimeoutError:
-        raise KafkaError(f"{what} timed out") from None
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, concurrent.futures.TimeoutError):
-        return "timed out"
-    if not isinstance(exc, BaseException) and hasattr(exc, "str"):  # a KafkaError value, not raised
-        return exc.str()
-    err = exc.args[0] if exc.args else None
-    return err.str() if hasattr(err, "str") else str(exc)
 
 
 def _enum_name(value) -> str:

@@ -8,21 +8,22 @@ from confluent_kafka.admin import (
     AlterConfigOpType, ConfigEntry, ConfigResource, NewPartitions, OffsetSpec, ResourceType,
 )
 
-from streamctl.backends.kafka import KafkaBackend, KafkaError, _call
+from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka_client import KafkaError, call
 
 
 class KafkaAdmin(KafkaBackend):
     # ---- reads for planning ----------------------------------------------------------------
 
     def group_ids(self) -> list[str]:
-        listing = _call(lambda: self._admin.list_consumer_groups(request_timeout=self.timeout)
+        listing = call(lambda: self._admin.list_consumer_groups(request_timeout=self.timeout)
                         .result(timeout=self.timeout + 5), "listing consumer groups")
         return sorted(g.group_id for g in listing.valid)
 
     def committed(self, group: str) -> dict[tuple[str, int], int]:
         futures = self._admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)],
                                                           request_timeout=self.timeout)
-        answer = _call(lambda: futures[group].result(timeout=self.timeout + 5),
+        answer = call(lambda: futures[group].result(timeout=self.timeout + 5),
                        f"reading offsets of group {group!r}")
         return {(tp.topic, tp.partition): tp.offset for tp in answer.topic_partitions if tp.offset >= 0}
 
@@ -34,21 +35,21 @@ class KafkaAdmin(KafkaBackend):
         spec = OffsetSpec(timestamp)
         futures = self._admin.list_offsets({TopicPartition(t, p): spec for t, p in partitions},
                                            request_timeout=self.timeout)
-        return {(tp.topic, tp.partition): _call(lambda f=f: f.result(timeout=self.timeout + 5).offset,
+        return {(tp.topic, tp.partition): call(lambda f=f: f.result(timeout=self.timeout + 5).offset,
                                                 f"listing offsets of {tp.topic}/{tp.partition}")
                 for tp, f in futures.items()}
 
     def topic_configs(self, name: str) -> dict[str, ConfigEntry]:
         resource = ConfigResource(ResourceType.TOPIC, name)
         future = self._admin.describe_configs([resource], request_timeout=self.timeout)[resource]
-        return _call(lambda: future.result(timeout=self.timeout + 5), f"describing topic {name!r}")
+        return call(lambda: future.result(timeout=self.timeout + 5), f"describing topic {name!r}")
 
     # ---- mutations (validate_only asks the broker to check without changing) -------------------
 
     def add_partitions(self, name: str, total: int, validate_only: bool = False) -> None:
         futures = self._admin.create_partitions([NewPartitions(name, total)], validate_only=validate_only,
                                                 operation_timeout=self.timeout, request_timeout=self.timeout)
-        _call(lambda: futures[name].result(timeout=self.timeout + 5), f"adding partitions to {name!r}")
+        call(lambda: futures[name].result(timeout=self.timeout + 5), f"adding partitions to {name!r}")
 
     def alter_topic_configs(self, name: str, values: dict[str, str | None], validate_only: bool = False) -> None:
         """Incremental: a value sets the key, None deletes it (back to the default)."""
@@ -57,16 +58,16 @@ class KafkaAdmin(KafkaBackend):
         resource = ConfigResource(ResourceType.TOPIC, name, incremental_configs=entries)
         future = self._admin.incremental_alter_configs([resource], validate_only=validate_only,
                                                        request_timeout=self.timeout)[resource]
-        _call(lambda: future.result(timeout=self.timeout + 5), f"altering configs of {name!r}")
+        call(lambda: future.result(timeout=self.timeout + 5), f"altering configs of {name!r}")
 
     def delete_topic(self, name: str) -> None:
         futures = self._admin.delete_topics([name], operation_timeout=self.timeout, request_timeout=self.timeout)
-        _call(lambda: futures[name].result(timeout=self.timeout + 5), f"deleting topic {name!r}")
+        call(lambda: futures[name].result(timeout=self.timeout + 5), f"deleting topic {name!r}")
 
     def commit_offsets(self, group: str, offsets: dict[tuple[str, int], int]) -> None:
         request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
         futures = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout)
-        answer = _call(lambda: futures[group].result(timeout=self.timeout + 5),
+        answer = call(lambda: futures[group].result(timeout=self.timeout + 5),
                        f"committing offsets of group {group!r}")
         failed = [tp for tp in answer.topic_partitions if tp.error is not None]
         if failed:
@@ -78,7 +79,7 @@ class KafkaAdmin(KafkaBackend):
         # confluent-kafka 2.16 raises SystemError for any timeout keyword on elect_leaders; the
         # client's socket.timeout.ms bounds the request and result(timeout) bounds the wait.
         future = self._admin.elect_leaders(ElectionType.PREFERRED, [TopicPartition(t, p) for t, p in partitions])
-        answer = _call(lambda: future.result(timeout=self.timeout + 5), "electing preferred leaders")
+        answer = call(lambda: future.result(timeout=self.timeout + 5), "electing preferred leaders")
         return {(tp.topic, tp.partition): _election_error(err) for tp, err in answer.items()}
 
 

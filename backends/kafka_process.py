@@ -27,7 +27,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from streamctl.backends.kafka import KafkaError
+from streamctl.backends.kafka_client import KafkaError
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time

@@ -12,7 +12,9 @@ from pathlib import Path
 from streamctl.jvm import processes as procs
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
-from streamctl.sandbox.stack import Addon, Sandbox, SandboxState, Service
+from streamctl.sandbox.stack import Sandbox
+from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.state import SandboxState, Service
 
 JOB = "weblog-stats"
 SERVICE = f"spark-{JOB}"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from streamctl.backends.kafka import KafkaBackend
-from streamctl.sandbox.stack import Sandbox, SandboxState
+from streamctl.sandbox.stack import Sandbox
+from streamctl.sandbox.state import SandboxState
 
 
 class RunningSandbox:

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from streamctl.backends.flume import AgentStatus, ChannelStatus, SinkStatus
+from streamctl.model.flume import AgentStatus, ChannelStatus, SinkStatus
 from streamctl.model.health import Finding, Metric, Severity
 
 CRIT, WARN = Severity.CRIT, Severity.WARN

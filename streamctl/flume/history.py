@@ -15,8 +15,8 @@ from pathlib import Path
 
 from streamctl import paths
 from streamctl.atomic import write_atomic
-from streamctl.backends.flume import (AgentStatus, Counters, FlumeError, FlumeTimeout, Poll, poll, status,
-                                      unreachable)
+from streamctl.backends.flume import FlumeError, FlumeTimeout, poll, status, unreachable
+from streamctl.model.flume import AgentStatus, Counters, Poll
 
 KEEP_SECONDS = 900.0
 KEEP_POLLS = 30

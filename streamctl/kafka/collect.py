@@ -6,7 +6,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
+from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka_client import Deadline, KafkaError
 from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history

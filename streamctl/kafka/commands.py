@@ -16,7 +16,8 @@ from streamctl.errors import StreamctlError, UsageError
 @contextmanager
 def _kafka(session: Session):
     """The context and a client for its cluster; a read that fails names the cluster."""
-    from streamctl.backends.kafka import KafkaBackend, KafkaError
+    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.backends.kafka_client import KafkaError
 
     ctx = session.context()
     try:

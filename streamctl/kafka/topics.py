@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from streamctl.backends.kafka import KafkaError
+from streamctl.backends.kafka_client import KafkaError
 from streamctl.errors import UsageError
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.ops import Change, Plan

@@ -28,7 +28,7 @@ def _sandbox(session: Session, report=None):
 def sandbox_fetch(session: Session, kraft: bool) -> None:
     """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached)."""
     from streamctl.jvm import maven
-    from streamctl.sandbox.stack import addons
+    from streamctl.sandbox.addons import addons
     from streamctl.console import progress_status
 
     with progress_status("fetching") as report:

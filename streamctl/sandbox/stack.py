@@ -9,16 +9,14 @@ The CLI, the demo and the pytest fixtures all run through this one class.
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
 import shutil
 import socket
 import subprocess
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
@@ -26,9 +24,11 @@ from streamctl.jvm import maven, processes as procs
 from streamctl import paths
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.jvm.java import java as _java
-from streamctl.jvm.java import log4j2_console
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.sandbox import server_configs
+from streamctl.sandbox.addons import addons
+from streamctl.sandbox.state import SandboxState, Service, ServiceStatus, StateLock
 
 Report = Callable[[str], None]
 
@@ -41,140 +41,8 @@ STOP_GRACE = 20.0
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
              "-Djava.awt.headless=true"]
 
-LOG4J1 = """\
-log4j.rootLogger=INFO, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.kafka.request.logger=WARN
-log4j.logger.state.change.logger=WARN
-log4j.logger.org.apache.zookeeper=WARN
-"""
-
-LOG4J2 = log4j2_console({"request": "kafka.request.logger", "state": "state.change.logger"})
-
-
-@dataclass
-class Service:
-    """One process of the sandbox, as recorded in state.json."""
-
-    name: str  # "zookeeper", "kafka-1", ...
-    role: str  # "zookeeper" | "broker"
-    port: int
-    argv: list[str]
-    log: str
-    node_id: int | None = None
-    controller_port: int | None = None  # KRaft nodes: the CONTROLLER listener
-    pid: int | None = None
-    create_time: float | None = None
-    stopped: bool = False  # stopped on purpose (down, stop_service), not crashed
-    env: dict[str, str] = field(default_factory=dict)  # extra environment for the process
-
-    @property
-    def alive(self) -> bool:
-        return procs.is_alive(self.pid, self.create_time)
-
-
-@dataclass
-class ServiceStatus:
-    name: str
-    role: str
-    pid: int | None
-    port: int
-    state: str  # running | paused | crashed | stopped
-    uptime: float | None
-    log: str
-    log_tail: list[str] = field(default_factory=list)
-
-
-@dataclass
-class SandboxState:
-    mode: str  # "zookeeper" | "kraft"
-    brokers: int
-    services: list[Service]
-    admin_port: int | None = None  # ZooKeeper AdminServer
-    cluster_id: str | None = None
-    secure: bool = False  # SASL on Kafka and ZooKeeper (streamctl.sandbox.secure)
-    extras: dict = field(default_factory=dict)  # what add-ons remember (topics, paths)
-
-    def by_role(self, role: str) -> list[Service]:
-        return [s for s in self.services if s.role == role]
-
-    @property
-    def bootstrap_servers(self) -> str:
-        return ",".join(f"127.0.0.1:{s.port}" for s in self.by_role("broker"))
-
-    @property
-    def zookeeper_hosts(self) -> str | None:
-        zk = self.by_role("zookeeper")
-        return f"127.0.0.1:{zk[0].port}" if zk else None
-
-    @classmethod
-    def from_json(cls, data: dict) -> SandboxState:
-        services = [Service(**s) for s in data.pop("services")]
-        return cls(services=services, **data)
-
-
-@dataclass(frozen=True)
-class Addon:
-    """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
-
-    An add-on lives in `streamctl.agents.sandbox_addon` or `streamctl.jobs.sandbox_addon` as
-    a module-level `ADDON`; `up` starts its services after the brokers answer.
-    """
-
-    role: str
-    artifact_sets: tuple[maven.ArtifactSet, ...] = ()
-    # New services for a fresh stack (ports picked, configs written, topics created).
-    plan: Callable[["Sandbox", "SandboxState"], list["Service"]] = lambda sb, st: []
-    ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
-    # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
-    context: Callable[["SandboxState"], dict] = lambda st: {}
-
-
-ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon")
-
-
-def addons() -> list[Addon]:
-    """The add-ons this install ships, in start order."""
-    import importlib
-    import importlib.util
-
-    found = []
-    for name in ADDON_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            found.append(importlib.import_module(name).ADDON)
-    return found
-
-
-class _StateLock:
-    """Serialises state changes: threads of one process (RLock) and processes (flock)."""
-
-    def __init__(self, root: Path):
-        self.path = root / ".lock"
-        self.rlock = threading.RLock()
-        self.depth = 0
-        self.handle = None
-
-    def __enter__(self):
-        self.rlock.acquire()
-        if self.depth == 0:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.handle = open(self.path, "a")
-            fcntl.flock(self.handle, fcntl.LOCK_EX)
-        self.depth += 1
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.depth -= 1
-        if self.depth == 0:
-            fcntl.flock(self.handle, fcntl.LOCK_UN)
-            self.handle.close()
-        self.rlock.release()
-
-
 class Sandbox:
-    _state_locks: dict[str, _StateLock] = {}  # one per sandbox root in this process
+    _state_locks: dict[str, StateLock] = {}  # one per sandbox root in this process
 
     def __init__(self, root: Path | None = None, config_path: Path | None = None,
                  jars_root: Path | None = None, report: Report = lambda _: None):
@@ -182,7 +50,7 @@ class Sandbox:
         self.config_path = config_path
         self.jars_root = jars_root
         self.report = report
-        self.lock = self._state_locks.setdefault(str(self.root), _StateLock(self.root))
+        self.lock = self._state_locks.setdefault(str(self.root), StateLock(self.root))
 
     # ---- state -------------------------------------------------------------------
 
@@ -321,19 +189,19 @@ class Sandbox:
         artifact_set = self._artifact_sets(state.mode == "kraft")[0]
         cp = maven.classpath(artifact_set, self.jars_root)
         if state.mode == "kraft":
-            (conf / "log4j2.properties").write_text(LOG4J2)
+            (conf / "log4j2.properties").write_text(server_configs.LOG4J2)
             log_flag = f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}"
         else:
-            (conf / "log4j.properties").write_text(LOG4J1)
+            (conf / "log4j.properties").write_text(server_configs.LOG4J1)
             log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
         jaas = sandbox_secure.write_jaas_files(self.root) if state.secure else {}
         for service in state.services:
             path = conf / f"{service.name}.properties"
             if service.role == "zookeeper":
-                path.write_text(self._zookeeper_properties(service, state.admin_port, state.secure))
+                path.write_text(server_configs.zookeeper_properties(self.root, service, state.admin_port, state.secure))
                 main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
             else:
-                path.write_text(self._broker_properties(service, state))
+                path.write_text(server_configs.broker_properties(self.root, service, state))
                 main, heap = "kafka.Kafka", BROKER_HEAP
             flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
             service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, *flags, log_flag,
@@ -345,63 +213,6 @@ class Sandbox:
         sandbox_secure.create_scram_users(self.root, state.zookeeper_hosts, java, JVM_FLAGS, self.jars_root)
         state.extras["scram_users"] = True
         self._save(state)
-
-    def _zookeeper_properties(self, service: Service, admin_port: int | None, secure: bool = False) -> str:
-        return _properties({
-            "dataDir": self.root / "data" / "zookeeper",
-            "clientPort": service.port,
-            "clientPortAddress": "127.0.0.1",
-            "tickTime": 2000, "initLimit": 10, "syncLimit": 5, "maxClientCnxns": 0,
-            "admin.enableServer": "true",
-            "admin.serverAddress": "127.0.0.1",
-            "admin.serverPort": admin_port,
-            **(sandbox_secure.zookeeper_properties() if secure else {}),
-        })
-
-    def _broker_properties(self, service: Service, state: SandboxState) -> str:
-        replication = min(3, state.brokers)
-        props: dict[str, object] = {
-            "log.dirs": self.root / "data" / service.name,
-            "num.partitions": 1,
-            "default.replication.factor": replication,
-            "offsets.topic.replication.factor": replication,
-            "offsets.topic.num.partitions": 10,
-            "transaction.state.log.replication.factor": replication,
-            "transaction.state.log.min.isr": min(2, replication),
-            "auto.create.topics.enable": "false",
-            "group.initial.rebalance.delay.ms": 0,
-            # Kafka's defaults: with fewer request threads, a few requests blocked on a stopped
-            # ZooKeeper (topic configs) would starve metadata requests as well.
-            "num.network.threads": 3, "num.io.threads": 8, "background.threads": 2,
-            "num.recovery.threads.per.data.dir": 1, "num.replica.fetchers": 1,
-            "replica.lag.time.max.ms": 10000,
-            "controlled.shutdown.max.retries": 2,
-        }
-        listener = f"PLAINTEXT://127.0.0.1:{service.port}"
-        if state.mode == "zookeeper":
-            props |= {
-                "broker.id": service.node_id,
-                "listeners": listener,
-                "advertised.listeners": listener,
-                "zookeeper.connect": state.zookeeper_hosts,
-                "zookeeper.session.timeout.ms": 6000,
-            }
-            if state.secure:
-                props |= sandbox_secure.broker_properties(service.port)
-        else:
-            voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}"
-                              for b in state.by_role("broker"))
-            props |= {
-                "process.roles": "broker,controller",
-                "node.id": service.node_id,
-                "controller.quorum.voters": voters,
-                "listeners": f"{listener},CONTROLLER://127.0.0.1:{service.controller_port}",
-                "advertised.listeners": listener,
-                "controller.listener.names": "CONTROLLER",
-                "inter.broker.listener.name": "PLAINTEXT",
-                "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-            }
-        return _properties(props)
 
     def _format_storage(self, state: SandboxState, java: str) -> None:
         """KRaft nodes need their log dirs formatted with the cluster id before first start."""
@@ -578,10 +389,6 @@ class Sandbox:
 
 def _shape(state: SandboxState) -> str:
     return f"secure {state.mode}" if state.secure else state.mode
-
-
-def _properties(values: dict[str, object]) -> str:
-    return "".join(f"{key}={value}\n" for key, value in values.items() if value is not None)
 
 
 def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:

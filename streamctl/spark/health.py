@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from streamctl.backends.spark import JobView
+from streamctl.model.spark import JobView
 from streamctl.model.health import Finding, Metric, Severity
 
 OK, WARN, CRIT = Severity.OK, Severity.WARN, Severity.CRIT

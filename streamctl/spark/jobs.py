@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from streamctl.backends.spark import JobView, observe_job
+from streamctl.backends.spark import observe_job
+from streamctl.model.spark import JobView
 from streamctl.errors import UsageError
 from streamctl.jobs import launcher
 

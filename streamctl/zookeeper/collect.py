@@ -71,7 +71,8 @@ def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metr
 
 def _compare(ctx, kafka_zk, deadline_at: float):
     """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka import Deadline, KafkaBackend, KafkaError
+    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.backends.kafka_client import Deadline, KafkaError
 
     kafka = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
     deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())

@@ -309,7 +309,8 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
         view = kafka_zk.view()
     crosscheck, skipped = None, None
     if not no_crosscheck:
-        from streamctl.backends.kafka import KafkaBackend, KafkaError
+        from streamctl.backends.kafka import KafkaBackend
+        from streamctl.backends.kafka_client import KafkaError
         from streamctl.zookeeper.health import kafka_crosscheck
 
         try:

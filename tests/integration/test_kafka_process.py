@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.kafka import KafkaError
+from streamctl.backends.kafka_client import KafkaError
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.backends.kafka_process import KafkaProcess, KafkaProcessError
 from streamctl.errors import StreamctlError

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamctl.sandbox.stack import Sandbox, SandboxState
+from streamctl.sandbox.stack import Sandbox
+from streamctl.sandbox.state import SandboxState
 from streamctl.sandbox.secure import SECRETS, Secrets, client_properties
 from tests.conftest import run_cli
 

@@ -9,7 +9,8 @@ import stat
 import pytest
 import yaml
 
-from streamctl.backends.kafka import KafkaBackend, KafkaError
+from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka_client import KafkaError
 from streamctl.config import load_config
 from streamctl.sandbox.secure import ADDONS_SKIPPED, SECRETS, SUMMARY
 

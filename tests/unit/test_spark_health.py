@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.spark import (
-    JobView, PartitionJobLag, ProgressSample, ProgressTail, read_checkpoint, read_progress_tail,
-)
+from streamctl.backends.spark import read_checkpoint, read_progress_tail
+from streamctl.model.spark import JobView, PartitionJobLag, ProgressSample, ProgressTail
 from streamctl.config import Thresholds
 from streamctl.spark.health import spark_health
 from streamctl.model.health import Severity

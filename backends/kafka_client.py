@@ -1,0 +1,73 @@
+"""librdkafka clients as the adapters use them: the one error type, socket timeouts, a global
+deadline, and blocking calls turned into one-line errors."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+
+from confluent_kafka import KafkaException
+
+from streamctl.errors import StreamctlError, UsageError
+
+
+class KafkaError(StreamctlError):
+    """Kafka could not be read (unreachable, timed out, refused)."""
+
+
+def socket_timeout_ms(timeout: float) -> str:
+    """librdkafka's socket.timeout.ms for a per-call timeout: three times it, at least 30 s (kept
+    inside librdkafka's 10..300000). Every call is bounded by its own timeout anyway; a socket
+    timeout as short as the call's tears connections down under in-flight group requests, and
+    librdkafka 2.16 can then abort the process (rd_kafka_enq_once_del_source_return assertion,
+    confluentinc/librdkafka#4605)."""
+    return str(min(max(int(timeout * 3000), 30_000), 300_000))
+
+
+def new_client(factory, config: dict[str, str]):
+    """A librdkafka client; a property it rejects is the operator's config error, on one line."""
+    try:
+        return factory(config)
+    except KafkaException as exc:
+        err = exc.args[0] if exc.args else None
+        reason = (err.str() if hasattr(err, "str") else str(exc)).strip().splitlines()[0]
+        raise UsageError(f"kafka.properties: {reason}") from None
+
+
+class Deadline:
+    """A global time budget: each call gets min(per-call timeout, time left)."""
+
+    def __init__(self, per_call: float, total: float | None = None):
+        self.per_call = per_call
+        self.ends = None if total is None else time.monotonic() + total
+
+    def remaining(self) -> float:
+        """Seconds left of the whole budget (of one call's timeout, without a budget)."""
+        return self.per_call if self.ends is None else max(0.0, min(self.per_call, self.ends - time.monotonic()))
+
+    def left(self, what: str) -> float:
+        if self.ends is None:
+            return self.per_call
+        remaining = self.ends - time.monotonic()
+        if remaining <= 0.05:
+            raise KafkaError(f"deadline reached before {what}")
+        return min(self.per_call, remaining)
+
+
+def call(fn, what: str):
+    """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors."""
+    try:
+        return fn()
+    except KafkaException as exc:
+        raise KafkaError(f"{what} failed: {reason(exc)}") from None
+    except concurrent.futures.TimeoutError:
+        raise KafkaError(f"{what} timed out") from None
+
+
+def reason(exc: BaseException) -> str:
+    if isinstance(exc, concurrent.futures.TimeoutError):
+        return "timed out"
+    if not isinstance(exc, BaseException) and hasattr(exc, "str"):  # a KafkaError value, not raised
+        return exc.str()
+    err = exc.args[0] if exc.args else None
+    return err.str() if hasattr(err, "str") else str(exc)

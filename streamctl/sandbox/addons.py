@@ -1,0 +1,45 @@
+"""Demo components the sandbox runs after Kafka (the Flume agent, the Spark job), found by name
+so the sandbox never imports the launchers that build on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from streamctl.jvm import maven
+
+if TYPE_CHECKING:
+    from streamctl.sandbox.stack import Sandbox
+    from streamctl.sandbox.state import SandboxState, Service
+
+
+@dataclass(frozen=True)
+class Addon:
+    """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
+
+    An add-on lives in `streamctl.agents.sandbox_addon` or `streamctl.jobs.sandbox_addon` as
+    a module-level `ADDON`; `up` starts its services after the brokers answer.
+    """
+
+    role: str
+    artifact_sets: tuple[maven.ArtifactSet, ...] = ()
+    # New services for a fresh stack (ports picked, configs written, topics created).
+    plan: Callable[["Sandbox", "SandboxState"], list["Service"]] = lambda sb, st: []
+    ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
+    # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
+    context: Callable[["SandboxState"], dict] = lambda st: {}
+
+
+ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon")
+
+
+def addons() -> list[Addon]:
+    """The add-ons this install ships, in start order."""
+    import importlib
+    import importlib.util
+
+    found = []
+    for name in ADDON_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            found.append(importlib.import_module(name).ADDON)
+    return found

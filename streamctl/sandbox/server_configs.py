@@ -1,0 +1,83 @@
+"""The sandbox's server configs: ZooKeeper's and each broker's properties, and the log4j files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamctl.jvm.java import log4j2_console
+from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox.state import SandboxState, Service
+
+LOG4J1 = """\
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.org.apache.zookeeper=WARN
+"""
+
+LOG4J2 = log4j2_console({"request": "kafka.request.logger", "state": "state.change.logger"})
+
+
+def zookeeper_properties(root: Path, service: Service, admin_port: int | None, secure: bool = False) -> str:
+    return as_properties({
+        "dataDir": root / "data" / "zookeeper",
+        "clientPort": service.port,
+        "clientPortAddress": "127.0.0.1",
+        "tickTime": 2000, "initLimit": 10, "syncLimit": 5, "maxClientCnxns": 0,
+        "admin.enableServer": "true",
+        "admin.serverAddress": "127.0.0.1",
+        "admin.serverPort": admin_port,
+        **(sandbox_secure.zookeeper_properties() if secure else {}),
+    })
+
+def broker_properties(root: Path, service: Service, state: SandboxState) -> str:
+    replication = min(3, state.brokers)
+    props: dict[str, object] = {
+        "log.dirs": root / "data" / service.name,
+        "num.partitions": 1,
+        "default.replication.factor": replication,
+        "offsets.topic.replication.factor": replication,
+        "offsets.topic.num.partitions": 10,
+        "transaction.state.log.replication.factor": replication,
+        "transaction.state.log.min.isr": min(2, replication),
+        "auto.create.topics.enable": "false",
+        "group.initial.rebalance.delay.ms": 0,
+        # Kafka's defaults: with fewer request threads, a few requests blocked on a stopped
+        # ZooKeeper (topic configs) would starve metadata requests as well.
+        "num.network.threads": 3, "num.io.threads": 8, "background.threads": 2,
+        "num.recovery.threads.per.data.dir": 1, "num.replica.fetchers": 1,
+        "replica.lag.time.max.ms": 10000,
+        "controlled.shutdown.max.retries": 2,
+    }
+    listener = f"PLAINTEXT://127.0.0.1:{service.port}"
+    if state.mode == "zookeeper":
+        props |= {
+            "broker.id": service.node_id,
+            "listeners": listener,
+            "advertised.listeners": listener,
+            "zookeeper.connect": state.zookeeper_hosts,
+            "zookeeper.session.timeout.ms": 6000,
+        }
+        if state.secure:
+            props |= sandbox_secure.broker_properties(service.port)
+    else:
+        voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}"
+                          for b in state.by_role("broker"))
+        props |= {
+            "process.roles": "broker,controller",
+            "node.id": service.node_id,
+            "controller.quorum.voters": voters,
+            "listeners": f"{listener},CONTROLLER://127.0.0.1:{service.controller_port}",
+            "advertised.listeners": listener,
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        }
+    return as_properties(props)
+
+
+def as_properties(values: dict[str, object]) -> str:
+    return "".join(f"{key}={value}\n" for key, value in values.items() if value is not None)
