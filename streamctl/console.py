@@ -9,14 +9,15 @@ from typing import Iterator
 
 import click
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 out = Console()
 err = Console(stderr=True)
 
 STATE_STYLE = {"running": "green", "paused": "yellow", "stopped": "dim", "crashed": "bold red"}
 KEPT_COLUMNS = 2  # a narrow terminal drops columns from the right, never these first ones
+MIN_COLUMN = 8  # cells kept per column before a narrow terminal drops columns
 
 OUTPUT = click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table",
                       show_default=True, help="Output format.")
@@ -73,22 +74,36 @@ def print_table(table: Table, console: Console | None = None) -> None:
     """Print with every row on one line, kubectl-style: piped output gets the full width; a
     terminal too narrow drops columns from the right, then ellipsises what is left."""
     console = console or out
-    for column in table.columns:
+    widths = [_column_width(console, column) for column in table.columns]
+    for column, width in zip(table.columns, widths):
         column.no_wrap = True
         column.overflow = "ellipsis"
-    if not console.is_terminal:
-        console.print(table, width=max(console.width, _natural_width(console, table)))
+        column.min_width = min(width, max(MIN_COLUMN, len(str(column.header))))
+    if not console.is_terminal:  # Rich caps a print at the console's width: widen a copy
+        wide = Console(file=console.file, width=max(console.width, _framed(widths)), no_color=console.no_color,
+                       color_system=console.color_system and "standard", force_terminal=False)
+        wide.print(table)
         return
-    while len(table.columns) > KEPT_COLUMNS and _natural_width(console, table, minimum=True) > console.width:
+    while len(table.columns) > KEPT_COLUMNS and _framed(c.min_width for c in table.columns) > console.width:
         table.columns.pop()
+    # Rich would squeeze some columns to nothing: narrow the widest ones first, to their minimum.
+    widths = widths[:len(table.columns)]
+    excess = _framed(widths) - console.width
+    while excess > 0 and any(w > c.min_width for w, c in zip(widths, table.columns)):
+        widest = max(range(len(widths)), key=lambda i: widths[i] - table.columns[i].min_width)
+        widths[widest] -= 1
+        excess -= 1
+    for column, width in zip(table.columns, widths):
+        column.width = width
     console.print(table)
 
 
-def _natural_width(console: Console, table: Table, minimum: bool = False) -> int:
-    wide = console.options.update(width=10_000)
-    measured = Measurement.get(console, wide, table)
-    if not minimum:
-        return measured.maximum
-    # Each column at its header's width or 8 cells, whichever is larger; ellipsis does the rest.
-    edges = len(table.columns) * 3 + 1
-    return edges + sum(max(8, len(str(c.header))) for c in table.columns)
+def _column_width(console: Console, column) -> int:
+    cells = [column.header, *column.cells]
+    return max(Text.from_markup(c).cell_len if isinstance(c, str) else console.measure(c).maximum for c in cells)
+
+
+def _framed(widths) -> int:
+    """A table's width for these column widths: a border and one space each side per column."""
+    widths = list(widths)
+    return sum(widths) + 3 * len(widths) + 1
