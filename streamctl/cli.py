@@ -10,7 +10,7 @@ import sys
 import click
 
 from streamctl.session import Session
-from streamctl.errors import ExitCode, StreamctlError, UsageError
+from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 
 # name -> "module:attribute" of a click command; imported only when that command runs.
 COMMANDS = {
@@ -88,10 +88,10 @@ def _run(argv: list[str] | None) -> int:
         return UsageError.exit_code
     except StreamctlError as exc:
         click.echo(f"streamctl: error: {exc}", err=True)
-        return exc.exit_code
-    except KeyboardInterrupt:
+        return exit_code_for(exc)
+    except KeyboardInterrupt as exc:
         click.echo("streamctl: interrupted", err=True)
-        return ExitCode.INTERRUPTED
+        return exit_code_for(exc)
     return code if isinstance(code, int) else ExitCode.OK  # ctx.exit(n) returns n here
 
 

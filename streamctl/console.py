@@ -81,7 +81,7 @@ def print_table(table: Table, console: Console | None = None) -> None:
         column.min_width = min(width, max(MIN_COLUMN, len(str(column.header))))
     if not console.is_terminal:  # Rich caps a print at the console's width: widen a copy
         wide = Console(file=console.file, width=max(console.width, _framed(widths)), no_color=console.no_color,
-                       color_system=console.color_system and "standard", force_terminal=False)
+                       color_system=console.color_system, force_terminal=False)
         wide.print(table)
         return
     while len(table.columns) > KEPT_COLUMNS and _framed(c.min_width for c in table.columns) > console.width:

@@ -90,12 +90,6 @@ def jobs_checkpoint(directory: Path, output: str) -> None:
 
 # ---- operations ------------------------------------------------------------------------------
 
-def _show(plan, output: str) -> None:
-    from streamctl.spark.render import plan_view
-
-    show(plan, output, lambda p: plan_view(p.as_dict()))
-
-
 @jobs.command("start")
 @click.argument("name")
 @click.option("--master", metavar="URL", help="local[N] (default local[2]), spark://HOST:PORT, yarn, k8s://...")
@@ -112,7 +106,7 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
     ctx = session.context()
     require_writable("jobs start", ctx, session.read_only_flag)
     plan = job_ops.plan_start(ctx, name, master)
-    _show(plan, output)
+    show(plan, output)
     finish(plan, execute, lambda: job_ops.start(ctx, plan, wait))
 
 
@@ -131,5 +125,5 @@ def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: 
     ctx = session.context()
     require_writable("jobs stop", ctx, session.read_only_flag)
     plan = job_ops.plan_stop(name, grace)
-    _show(plan, output)
+    show(plan, output)
     finish(plan, execute, lambda: job_ops.stop(ctx, plan), nothing=f"nothing to change: job {name} is not running")

@@ -5,10 +5,6 @@ from __future__ import annotations
 from streamctl.console import out, simple_table
 
 
-def _cell(value) -> str:
-    return "-" if value is None or value == "" else str(value)
-
-
 def _age(seconds) -> str:
     if seconds is None:
         return "-"
@@ -18,8 +14,8 @@ def _age(seconds) -> str:
 
 def jobs_table(rows: list[dict]) -> None:
     simple_table("spark jobs", ["job", "state", "pid", "master", "origin", "ui", "checkpoint"],
-           [[r["name"], r["state"], r["pid"], r["master"], r["origin"], r["ui_url"], r["checkpoint_dir"]]
-            for r in rows], frozenset({"pid"}))
+                 [[r["name"], r["state"], r["pid"], r["master"], r["origin"], r["ui_url"], r["checkpoint_dir"]]
+                  for r in rows], frozenset({"pid"}))
 
 
 def status_table(views: list[dict]) -> None:
@@ -34,9 +30,9 @@ def status_table(views: list[dict]) -> None:
             rates.get("batch_duration_ms"),
         ])
     simple_table("spark job status", ["job", "state", "pid", "app id", "committed", "in flight", "commit age",
-                                "lag", "in rows/s", "done rows/s", "batch ms"],
-           rows, frozenset({"pid", "committed", "in flight", "commit age", "lag", "in rows/s",
-                            "done rows/s", "batch ms"}))
+                                      "lag", "in rows/s", "done rows/s", "batch ms"],
+                 rows, frozenset({"pid", "committed", "in flight", "commit age", "lag", "in rows/s",
+                                  "done rows/s", "batch ms"}))
     for v in views:
         for label, value in (("checkpoint", v["checkpoint_error"]), ("lag", v["lag_error"]),
                              ("ui", v["rest_error"])):
@@ -64,13 +60,6 @@ def checkpoint_view(cp: dict) -> None:
             offsets.append([topic, partition, offset, planned_offset])
     if offsets:
         simple_table("source offsets (next to read)", ["topic", "partition", "committed", "planned"], offsets,
-               frozenset({"partition", "committed", "planned"}))
+                           frozenset({"partition", "committed", "planned"}))
     for problem in cp["problems"]:
         out.print(f"[yellow]problem: {problem}[/yellow]")
-
-
-def plan_view(plan: dict) -> None:
-    simple_table(plan["summary"], ["object", "field", "before", "after", "note"],
-           [[c["object"], c["field"], c["before"], c["after"], c["note"]] for c in plan["changes"]])
-    for warning in plan["warnings"]:
-        out.print(f"[yellow]{warning}[/yellow]")

@@ -77,7 +77,7 @@ def ls_table(data: dict) -> None:
     rows = [[c["name"], c["num_children"], None if c["data_length"] is None else human_bytes(c["data_length"]),
              c["version"], c["mtime_iso"], c["ephemeral_owner_hex"] or ""] for c in data["children"]]
     simple_table(f"{data['path']}  ({len(rows)} children)", ["name", "children", "data", "version", "mtime", "ephemeral"],
-           rows, right=frozenset({"children", "data", "version"}))
+                 rows, right=frozenset({"children", "data", "version"}))
 
 
 def stat_table(data: dict) -> None:
@@ -87,7 +87,7 @@ def stat_table(data: dict) -> None:
                                                  "aversion", "ephemeral_owner", "data_length",
                                                  "num_children", "pzxid")})
     simple_table(data["path"], ["field", "value", "meaning"], [[n, v, h] for n, v, h in stat_rows(stat)],
-           right=frozenset({"value"}))
+                 right=frozenset({"value"}))
     simple_table("ACLs", ["scheme", "id", "perms"], [[a["scheme"], a["id"], a["perms"]] for a in data["acls"]])
 
 
@@ -165,8 +165,8 @@ def kafka_view(data: dict, partitions: bool) -> None:
         state_rows = [[s["topic"], s["partition"], s["leader"], ",".join(map(str, s["isr"])),
                        s["leader_epoch"], s["controller_epoch"], s["zk_version"]] for s in view["states"]]
         simple_table("partition states", ["topic", "partition", "leader", "isr", "leader epoch", "controller epoch",
-                                    "znode version"], state_rows,
-               right=frozenset({"partition", "leader", "leader epoch", "controller epoch", "znode version"}))
+                                          "znode version"], state_rows,
+                     right=frozenset({"partition", "leader", "leader epoch", "controller epoch", "znode version"}))
     if data["crosscheck"] is not None:
         findings_lines(data["crosscheck"])  # unreadable znodes are among its findings
     else:
