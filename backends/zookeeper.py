@@ -13,13 +13,10 @@ streamctl.backends.kazoo_handler, which keeps kazoo's threads but spends far few
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import logging
 import threading
 from collections import deque
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from kazoo.client import KazooClient
@@ -31,8 +28,10 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
 
 from streamctl.backends.kazoo_handler import pipeline_handler
-from streamctl.backends.zookeeper_data import ZAcl, ZStat, depth_of, join, validate_path
+from streamctl.backends.kazoo_session import failed_login_is_auth_failure, gc_paused, start_within
+from streamctl.backends.zookeeper_data import depth_of, join, validate_path
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
 
 DEFAULT_WINDOW = 1024  # outstanding requests while walking
 MIN_SESSION_TIMEOUT = 6.0  # seconds; ZooKeeper clamps to [2, 20] ticks anyway
@@ -51,61 +50,6 @@ class NoSuchZnode(UsageError):
 
 class ZnodeConflict(StreamctlError):
     """A change was refused: the znode changed since it was read, exists, or is not empty."""
-
-
-@dataclass(frozen=True)
-class ZNode:
-    path: str
-    data: bytes
-    stat: ZStat
-
-
-@dataclass(frozen=True)
-class Child:
-    """One row of `ls`: a child's name and its Stat (None if it vanished meanwhile)."""
-
-    name: str
-    path: str
-    stat: ZStat | None
-
-
-@dataclass(frozen=True)
-class Walked:
-    """One znode met by a walk; children is None below the depth limit (not listed)."""
-
-    path: str
-    depth: int
-    stat: ZStat
-    children: tuple[str, ...] | None
-
-
-@dataclass
-class TreeNode:
-    """A subtree with du-like totals over the nodes that were walked."""
-
-    path: str
-    stat: ZStat
-    listed: bool  # children were fetched (False at the depth limit)
-    children: list[TreeNode] = field(default_factory=list)
-    subtree_nodes: int = 1
-    subtree_bytes: int = 0
-    complete: bool = True  # every descendant was walked
-
-    @property
-    def name(self) -> str:
-        return self.path if self.path == "/" else self.path.rsplit("/", 1)[1]
-
-
-@dataclass
-class Subscription:
-    """A live watch; `cancel()` stops the callbacks (kazoo drops the watch on its next event)."""
-
-    path: str
-    kind: str  # children | data
-    cancelled: bool = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
 
 
 class ZooKeeperBackend:
@@ -164,9 +108,9 @@ class ZooKeeperBackend:
             **self.client_options,
         )
         if self.client_options.get("sasl_options"):
-            _failed_login_is_auth_failure(client)
+            failed_login_is_auth_failure(client)
         try:
-            _start_within(client, self.timeout)
+            start_within(client, self.timeout)
         except KazooTimeoutError:
             raise ZooKeeperError(f"ZooKeeper unreachable at {self.hosts}: "
                                  f"no session within {self.timeout:g} s") from None
@@ -275,7 +219,7 @@ class ZooKeeperBackend:
         results: dict = {}
         inflight: deque = deque()
         todo = iter(paths)
-        with _gc_paused():
+        with gc_paused():
             for path in todo:
                 inflight.append((path, request(client, path)))
                 if len(inflight) >= self.window:
@@ -304,7 +248,7 @@ class ZooKeeperBackend:
         base = depth_of(root)
         todo: deque[str] = deque([root])
         inflight: deque = deque()
-        with _gc_paused():
+        with gc_paused():
             while todo or inflight:
                 while todo and len(inflight) < self.window:
                     path = todo.popleft()
@@ -461,51 +405,6 @@ class ZooKeeperBackend:
     def _writable(self) -> None:
         if self.read_only:
             raise ZooKeeperError("this ZooKeeper session was opened read-only")
-
-
-def _failed_login_is_auth_failure(client: KazooClient) -> None:
-    """kazoo (2.11) ends a session cleanly when a SASL login answers AuthFailed, but a server
-    that enforces SASL (enforce.auth.enabled, sessionRequireClientSASLAuth) answers a wrong
-    password with SessionClosedRequireSasl, which kills kazoo's connection thread with a
-    traceback on stderr and leaves requests to fail with ConnectionLoss. Turn that answer into
-    the AuthFailedError it means, so the session ends as AUTH_FAILED and requests say so."""
-    connection = client._connection
-    authenticate = connection._authenticate_with_sasl
-
-    def authenticate_or_fail(host, timeout):
-        try:
-            return authenticate(host, timeout)
-        except SessionClosedRequireSaslError as exc:
-            raise AuthFailedError("SASL login refused") from exc
-
-    connection._authenticate_with_sasl = authenticate_or_fail
-
-
-def _start_within(client: KazooClient, timeout: float) -> None:
-    """kazoo's start(timeout), except that a client which timed out is stopped in the background:
-    kazoo's own stop() first waits for the connection attempt in flight, which against an
-    endpoint that accepts and never answers lasts the whole session timeout."""
-    client.start_async().wait(timeout=timeout)
-    if not client.connected:
-        threading.Thread(target=_discard, args=(client,), name="zk-discard", daemon=True).start()
-        raise KazooTimeoutError("Connection time-out")
-
-
-def _discard(client: KazooClient) -> None:
-    client.stop()
-    client.close()
-
-
-@contextmanager
-def _gc_paused():
-    """Thousands of small answers would trigger many young-generation collections for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _reason(exc: BaseException) -> str:

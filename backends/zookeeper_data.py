@@ -9,65 +9,15 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 
 from streamctl.errors import UsageError
+from streamctl.model.zookeeper import DecodedData, ZStat
 
 MAX_SHOWN_BYTES = 64 * 1024  # what `get` decodes by default; ZooKeeper allows ~1 MiB per znode
 HEX_WIDTH = 16
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not \t \n \r
-
-# ZooDefs.Perms: READ=1 WRITE=2 CREATE=4 DELETE=8 ADMIN=16, shown as zkCli does ("cdrwa").
-PERM_LETTERS = (("c", 4), ("d", 8), ("r", 1), ("w", 2), ("a", 16))
-
-
-@dataclass(frozen=True)
-class ZStat:
-    """A znode's Stat, fields in ZooKeeper's order (kazoo's ZnodeStat maps onto it positionally)."""
-
-    czxid: int
-    mzxid: int
-    ctime: int  # ms since the epoch
-    mtime: int
-    version: int  # data version
-    cversion: int  # children version
-    aversion: int  # ACL version
-    ephemeral_owner: int  # session id, 0 when persistent
-    data_length: int
-    num_children: int
-    pzxid: int
-
-    @property
-    def ephemeral(self) -> bool:
-        return self.ephemeral_owner != 0
-
-
-@dataclass(frozen=True)
-class ZAcl:
-    scheme: str  # world, digest, ip, sasl, x509, auth
-    id: str
-    perms: int
-
-    @property
-    def perms_text(self) -> str:
-        return perms_text(self.perms)
-
-
-@dataclass(frozen=True)
-class DecodedData:
-    """Znode data ready to show: kind is empty | json | text | binary."""
-
-    kind: str
-    text: str  # pretty JSON, the text itself, or a hex dump
-    size: int  # bytes in the znode
-    shown: int  # bytes decoded (at most the limit)
-
-    @property
-    def truncated(self) -> bool:
-        return self.shown < self.size
-
 
 # ---- paths ---------------------------------------------------------------------------------
 
@@ -180,10 +130,6 @@ def hexdump(data: bytes, width: int = HEX_WIDTH) -> str:
 
 
 # ---- stat and ACLs -------------------------------------------------------------------------
-
-def perms_text(perms: int) -> str:
-    return "".join(letter for letter, bit in PERM_LETTERS if perms & bit)
-
 
 def iso_ms(ms: int) -> str:
     """Milliseconds since the epoch as ISO 8601 UTC with milliseconds (as is when outside years 1-9999)."""

@@ -20,7 +20,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from streamctl.backends.zookeeper import Subscription, ZooKeeperBackend
+from streamctl.backends.zookeeper import ZooKeeperBackend
+from streamctl.model.zookeeper import Subscription
 
 BROKER_IDS = "/brokers/ids"
 TOPICS = "/brokers/topics"

@@ -81,7 +81,7 @@ def ls_table(data: dict) -> None:
 
 
 def stat_table(data: dict) -> None:
-    from streamctl.backends.zookeeper_data import ZStat
+    from streamctl.model.zookeeper import ZStat
 
     stat = ZStat(**{k: data["stat"][k] for k in ("czxid", "mzxid", "ctime", "mtime", "version", "cversion",
                                                  "aversion", "ephemeral_owner", "data_length",

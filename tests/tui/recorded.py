@@ -9,8 +9,10 @@ from pathlib import Path
 
 from streamctl.backends.flume import parse as parse_flume
 from streamctl.backends.flume import status as flume_status
-from streamctl.backends.zookeeper import NoSuchZnode, Subscription, ZNode
-from streamctl.backends.zookeeper_data import ZAcl, ZStat, parent_of, validate_path
+from streamctl.backends.zookeeper import NoSuchZnode
+from streamctl.model.zookeeper import Subscription, ZNode
+from streamctl.backends.zookeeper_data import parent_of, validate_path
+from streamctl.model.zookeeper import ZAcl, ZStat
 from streamctl.backends.zookeeper_ensemble import merge_answers
 from streamctl.config import Thresholds
 from streamctl.flume.definition import sink_bindings

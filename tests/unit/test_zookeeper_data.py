@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.zookeeper_data import (
-    PathGlob, ZStat, decode_data, hexdump, iso_ms, perms_text, stat_dict, stat_rows, validate_path,
-)
+from streamctl.backends.zookeeper_data import PathGlob, decode_data, hexdump, iso_ms, stat_dict, stat_rows, validate_path
+from streamctl.model.zookeeper import ZStat, perms_text
 from streamctl.errors import UsageError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zookeeper"
