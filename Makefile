@@ -32,7 +32,7 @@ demo: venv-demo
 ## test: the whole suite (unit + integration against a real sandbox started by the fixtures)
 test: venv-test
 	scripts/system-deps
-	$(BIN)/streamctl sandbox fetch
+	$(BIN)/streamctl sandbox fetch --kraft
 	$(BIN)/pytest
 
 clean:

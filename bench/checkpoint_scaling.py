@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import os
 import statistics
 import subprocess
 import sys
@@ -93,11 +94,12 @@ def main() -> None:
         for name, measure in (("cli", time_cli), ("in-process", time_in_process)):
             # Alternate the two directories, one run at a time, so load drift hits both alike.
             pairs = [(measure(small, 1), measure(large, 1)) for _ in range(args.runs)]
-            results[name] = (statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs))
+            results[name] = (statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs),
+                             os.getloadavg()[0])
     print(f"checkpoint status, median of {args.runs} runs; baseline: the 10-batch checkpoint")
-    print(f"{'measure':<12}{'10 batches':>14}{'10,000 batches':>17}{'ratio':>9}")
-    for name, (ten, many) in results.items():
-        print(f"{name:<12}{ten * 1000:>11.3f} ms{many * 1000:>14.3f} ms{many / ten:>9.2f}")
+    print(f"{'measure':<12}{'10 batches':>14}{'10,000 batches':>17}{'ratio':>9}{'load avg':>10}")
+    for name, (ten, many, load) in results.items():
+        print(f"{name:<12}{ten * 1000:>11.3f} ms{many * 1000:>14.3f} ms{many / ten:>9.2f}{load:>10.2f}")
     ratio = results["cli"][1] / results["cli"][0]
     print(f"target (cli) ratio <= 1.2: {'met' if ratio <= 1.2 else 'MISSED'} ({ratio:.2f})")
 

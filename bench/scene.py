@@ -26,8 +26,14 @@ def populate(bootstrap: str, topics: int, partitions: int, groups: int) -> None:
                 producer.produce(name, f"r{i}".encode(), partition=p)
         producer.poll(0)
     producer.flush(120)
-    for g in range(groups):
-        topic = names[g % topics]
+    add_groups(bootstrap, 0, groups, topics, partitions)
+
+
+def add_groups(bootstrap: str, start: int, end: int, topics: int, partitions: int) -> None:
+    """Groups bench-group-START .. END-1, each committed on every partition of one bench topic."""
+    cfg = {"bootstrap.servers": bootstrap, "log_level": "0"}
+    for g in range(start, end):
+        topic = f"bench-{g % topics:04d}"
         consumer = Consumer({**cfg, "group.id": f"bench-group-{g:04d}", "enable.auto.commit": False})
         consumer.commit(offsets=[TopicPartition(topic, p, 5 + p) for p in range(partitions)],
                         asynchronous=False)

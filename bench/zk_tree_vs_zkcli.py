@@ -104,7 +104,8 @@ def main() -> None:
                 theirs_s.append(took)
                 theirs_cpu.append(cpu)
                 print(f"run {run}: streamctl zk tree {ours_s[-1]:.3f} s (cpu {ours_cpu[-1]:.2f} s)   "
-                      f"zkCli ls -R {theirs_s[-1]:.3f} s (cpu {theirs_cpu[-1]:.2f} s)")
+                      f"zkCli ls -R {theirs_s[-1]:.3f} s (cpu {theirs_cpu[-1]:.2f} s)   "
+                      f"load average {os.getloadavg()[0]:.2f}")
             ours_m, theirs_m = statistics.median(ours_s), statistics.median(theirs_s)
             print(f"median wall: streamctl zk tree {ours_m:.3f} s, zkCli ls -R {theirs_m:.3f} s "
                   f"({created + 1} znodes, whole processes); load average {os.getloadavg()[0]:.1f}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka_isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 
@@ -38,14 +38,21 @@ class RunningSandbox:
     def bootstrap_servers(self) -> str:
         return self.state.bootstrap_servers
 
-    def kafka(self, timeout: float = 10.0) -> KafkaBackend:
-        return KafkaBackend({"bootstrap.servers": self.bootstrap_servers}, timeout=timeout)
+    def kafka(self, timeout: float = 10.0):
+        """A KafkaBackend whose calls run in forked children, as the CLI's do: coordinators
+        move under the tests (broker restarts, Kafka's own leader rebalancing), and a librdkafka
+        crash then ends a child, never the test process."""
+        return isolated_backend({"bootstrap.servers": self.bootstrap_servers}, timeout)
+
+    def admin(self, timeout: float = 10.0):
+        """A KafkaAdmin, each call in a forked child (see kafka())."""
+        return isolated_backend({"bootstrap.servers": self.bootstrap_servers}, timeout, admin=True)
 
     @contextmanager
     def broker_stopped(self, name: str, kill: bool = False):
         """Stop one broker for the block (SIGTERM, or SIGKILL with kill=True), then restart it and
-        wait for every partition in sync (the leaderships it lost come back when the test ends:
-        preferred_leaders_afterwards)."""
+        wait for every partition in sync. The leaderships it lost stay moved until Kafka's own
+        rebalancing: later tests meet moved group coordinators, as operators do."""
         self.sandbox.stop_service(name, kill=kill)
         try:
             yield
@@ -53,27 +60,6 @@ class RunningSandbox:
             self.sandbox.start_service(name)
             self.wait_until(lambda: not any(p.under_replicated for p in self.kafka().metadata().partitions),
                             timeout=60, what="every partition back in sync")
-
-    def preferred_leaders(self) -> bool:
-        """Elect the preferred leader of every partition that has another one; True once none has.
-
-        Kafka moves leaderships back to a restarted broker only at its next imbalance check,
-        minutes later, in the middle of later tests. Group coordinators move with the
-        __consumer_offsets leaders, and an admin client's OffsetFetch that meets a moved
-        coordinator crashes librdkafka 2.16 (NULL group handle in rd_kafka_cgrp_op,
-        confluentinc/librdkafka PR #5318, unreleased): with the test process."""
-        from streamctl.backends.kafka_admin import KafkaAdmin
-        from streamctl.errors import StreamctlError
-
-        try:
-            admin = KafkaAdmin({"bootstrap.servers": self.bootstrap_servers}, timeout=5)
-            moved = [(p.topic, p.partition) for p in admin.metadata().partitions
-                     if p.replicas and p.leader != p.replicas[0]]
-            if moved:
-                admin.elect_preferred(moved)
-            return not moved
-        except StreamctlError:
-            return False
 
     @contextmanager
     def service_stopped(self, name: str, kill: bool = False):
@@ -134,13 +120,15 @@ def sandbox(tmp_path_factory) -> RunningSandbox:
         sb.down()
 
 
-@pytest.fixture(autouse=True)
-def preferred_leaders_afterwards(request):
-    """After a test on the session sandbox, every partition is led by its preferred replica
-    again, whatever the test stopped or froze (see RunningSandbox.preferred_leaders: left to
-    Kafka, leaderships and group coordinators would move minutes later, under another test)."""
-    sandbox = request.getfixturevalue("sandbox") if "sandbox" in request.fixturenames else None
-    yield
-    if sandbox is not None:
-        sandbox.wait_until(sandbox.preferred_leaders, timeout=60, interval=1.0,
-                           what="every partition led by its preferred replica after the test")
+@pytest.fixture(scope="session")
+def kraft_sandbox(tmp_path_factory) -> RunningSandbox:
+    """3 Kafka 4.x nodes in KRaft mode (broker and controller each), Kafka only; started when a
+    test asks for it (the rolling restart), next to the ZooKeeper-mode sandbox."""
+    tmp: Path = tmp_path_factory.mktemp("kraft")
+    xdg_state = tmp / "state"
+    sb = Sandbox(root=xdg_state / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
+    state, _ = sb.up(brokers=3, kraft=True, with_addons=False)
+    try:
+        yield RunningSandbox(sb, state, xdg_state)
+    finally:
+        sb.down()

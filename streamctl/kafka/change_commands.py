@@ -17,12 +17,12 @@ from streamctl.ops.preview import EXECUTE, finish, show
 
 def _admin(session: Session, operation: str):
     """The context and an admin client, once read-only mode has been ruled out."""
-    from streamctl.backends.kafka_admin import KafkaAdmin
+    from streamctl.backends.kafka_isolated import isolated_backend
     from streamctl.ops import require_writable
 
     ctx = session.context()
     require_writable(operation, ctx, session.read_only_flag)
-    return ctx, KafkaAdmin(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    return ctx, isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout, admin=True)
 
 
 # ---- topics -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka_isolated import KafkaClientCrashed, isolated_backend
 from streamctl.backends.kafka_client import Deadline, KafkaError
 from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
@@ -27,7 +27,8 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     """`kafka_backend`: a long-lived client to reuse (the dashboard's) instead of a new one.
     `record_history`: False judges the groups from the history without adding this sample."""
     filters = Filters.from_context(ctx)
-    backend = kafka_backend or KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    # A new client lives in a forked child, which a librdkafka crash ends instead of check.
+    backend = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     left = deadline_at - time.monotonic()
     reserve = min(PROBE_RESERVE, left * 0.35)  # kept to find the broker a stalled read waited for
     deadline = Deadline(ctx.kafka.timeout, left - reserve)
@@ -40,6 +41,8 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     try:
         # The rules judge offsets and lag, never members: the groups are listed, not described.
         snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False)
+    except KafkaClientCrashed as exc:  # not read, which says nothing about the cluster
+        raise NotEvaluated(str(exc)) from None
     except KafkaError as exc:
         if time.monotonic() >= deadline_at - reserve - 0.1:
             silent = _silent(ctx.kafka.bootstrap_servers.split(","), deadline_at)

@@ -16,12 +16,12 @@ from streamctl.errors import StreamctlError, UsageError
 @contextmanager
 def _kafka(session: Session):
     """The context and a client for its cluster; a read that fails names the cluster."""
-    from streamctl.backends.kafka import KafkaBackend
     from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka_isolated import isolated_backend
 
     ctx = session.context()
     try:
-        yield ctx, KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+        yield ctx, isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     except KafkaError as exc:
         raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
 

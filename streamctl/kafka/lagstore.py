@@ -161,7 +161,7 @@ class LagStore:
     def record(self, context: str, lags: Iterable[PartitionLag], now: float) -> None:
         """Store one snapshot's offsets (uncommitted partitions skipped), then prune, atomically."""
         rows = [{"context": context, "grp": p.group, "topic": p.topic, "part": p.partition,
-                 "ts": now, "committed": p.committed, "log_end": p.log_end}
+                 "ts": now, "committed": p.committed, "log_end": _log_end_at_least(p)}
                 for p in lags if p.committed is not None]
         with self._write() as db:
             db.executemany(
@@ -375,3 +375,13 @@ def _summary(parts: list[PartitionStatus], allowed: int) -> tuple[LagStatus, str
     alike = sum(p.status is worst.status for p in parts) - 1
     more = f" (and {alike} more {worst.status.value})" if alike else ""
     return worst.status, worst.detail + more
+
+
+def _log_end_at_least(lag: PartitionLag) -> int | None:
+    """The snapshot reads log ends and committed offsets at the same time, so a consumer that
+    commits meanwhile can show a committed offset past the log end read a moment before. The
+    log had reached at least that offset: stored so, the history's log end never lags behind
+    its commits (which would read as a produce rate that went backwards)."""
+    if lag.log_end is None:
+        return None
+    return max(lag.log_end, lag.committed)

@@ -148,6 +148,9 @@ def describe_group(admin, group: str):
     snap = admin.snapshot(lag_time=False, group_filter=partial(operator.eq, group))
     if group not in admin.group_ids():
         raise UsageError(f"no consumer group {group!r} in the cluster")
+    if snap.group(group) is None:  # listed, but its description could not be read
+        why = snap.errors[0] if snap.errors else "not described"
+        raise StreamctlError(f"consumer group {group!r} unreadable: {why}")
     return snap, snap.group(group)
 
 

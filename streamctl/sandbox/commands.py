@@ -114,3 +114,65 @@ def sandbox_down(session: Session, wipe: bool) -> None:
         report.done(f"sandbox stopped{suffix}" + ("; data wiped" if wipe else ""))
 
 
+
+
+# ---- faults for a person to try: one service, or every broker in turn ----------------------
+
+SERVICE = click.argument("service", metavar="SERVICE")
+
+
+@sandbox.command("stop")
+@SERVICE
+@click.option("--kill", is_flag=True, help="SIGKILL (a crash) instead of SIGTERM (a clean shutdown).")
+@click.pass_obj
+def sandbox_stop(session: Session, service: str, kill: bool) -> None:
+    """Stop one service (zookeeper, kafka-N, flume-weblogs, loadgen, spark-weblog-stats)."""
+    _one_service(session, service, f"stopping {service}", lambda sb: sb.stop_service(service, kill=kill),
+                 f"{service} stopped")
+
+
+@sandbox.command("start")
+@SERVICE
+@click.pass_obj
+def sandbox_start(session: Session, service: str) -> None:
+    """Start one stopped service and wait until it is ready."""
+    _one_service(session, service, f"starting {service}", lambda sb: sb.start_service(service), f"{service} started")
+
+
+@sandbox.command("restart")
+@SERVICE
+@click.option("--kill", is_flag=True, help="SIGKILL instead of SIGTERM before the start.")
+@click.pass_obj
+def sandbox_restart(session: Session, service: str, kill: bool) -> None:
+    """Stop one service and start it again (a broker: until every partition is in sync)."""
+    from streamctl.sandbox.restarts import restart_service
+
+    _one_service(session, service, f"restarting {service}", lambda sb: restart_service(sb, service, kill=kill),
+                 f"{service} restarted")
+
+
+@sandbox.command("rolling-restart")
+@click.pass_obj
+def sandbox_rolling_restart(session: Session) -> None:
+    """Restart the brokers one at a time, waiting for every ISR to fill in between (an upgrade)."""
+    from streamctl.console import progress_status
+    from streamctl.sandbox.restarts import rolling_restart
+
+    with progress_status("rolling restart") as report:
+        names = rolling_restart(_running(session, report))
+        report.done(f"restarted {', '.join(names)}, every partition in sync")
+
+
+def _one_service(session: Session, service: str, title: str, change, done: str) -> None:
+    from streamctl.console import progress_status
+
+    with progress_status(title) as report:
+        change(_running(session, report))
+        report.done(done)
+
+
+def _running(session: Session, report):
+    sb = _sandbox(session, report)
+    if sb.load() is None:
+        raise StreamctlError("no sandbox: run `streamctl sandbox up`")
+    return sb

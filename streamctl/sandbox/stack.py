@@ -279,15 +279,23 @@ class Sandbox:
 
     def registered_brokers(self, state: SandboxState, timeout: float = 3.0) -> set[int]:
         """Broker ids the cluster's metadata lists right now (empty if it does not answer)."""
+        md = self._metadata(state, timeout)
+        return {b.id for b in md.brokers} if md else set()
+
+    def in_sync(self, state: SandboxState, timeout: float = 3.0) -> bool:
+        """Every broker registered and every partition's ISR full."""
+        md = self._metadata(state, timeout)
+        return bool(md) and len(md.brokers) == state.brokers and not any(p.under_replicated for p in md.partitions)
+
+    def _metadata(self, state: SandboxState, timeout: float):
         from streamctl.backends.kafka import KafkaBackend
 
         client = {"bootstrap.servers": state.bootstrap_servers,
                   **(sandbox_secure.client_properties(self.root) if state.secure else {})}
         try:
-            md = KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft").metadata()
+            return KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft").metadata()
         except StreamctlError:
-            return set()
-        return {b.id for b in md.brokers}
+            return None
 
     def write_context(self, state: SandboxState) -> None:
         from streamctl.config import save_context

@@ -71,10 +71,10 @@ def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metr
 
 def _compare(ctx, kafka_zk, deadline_at: float):
     """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.backends.kafka_isolated import isolated_backend
     from streamctl.backends.kafka_client import Deadline, KafkaError
 
-    kafka = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck") as pool:
         metadata = pool.submit(kafka.metadata, deadline=deadline)

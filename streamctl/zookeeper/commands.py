@@ -309,12 +309,12 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
         view = kafka_zk.view()
     crosscheck, skipped = None, None
     if not no_crosscheck:
-        from streamctl.backends.kafka import KafkaBackend
+        from streamctl.backends.kafka_isolated import isolated_backend
         from streamctl.backends.kafka_client import KafkaError
         from streamctl.zookeeper.health import kafka_crosscheck
 
         try:
-            snap = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout).metadata()
+            snap = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).metadata()
             crosscheck = [_finding(f) for f in kafka_crosscheck(view, snap)[0]]
         except KafkaError as exc:
             skipped = f"cross-check skipped: Kafka metadata unreadable ({exc})"

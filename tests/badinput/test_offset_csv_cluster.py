@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from streamctl.backends.kafka_admin import KafkaAdmin
 from tests.badinput.harness import Case, Workspace, ids, json_out, run_case
 from tests.integration.kafka_helpers import commit, produce, unique
 
@@ -61,7 +60,7 @@ CASES = [
 def scene(sandbox):
     """A topic of 3 partitions x 300 records and an idle group that committed BASE."""
     topic, group = unique("badcsv"), unique("badcsvg")
-    KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=10).create_topic(topic, 3, 3)
+    sandbox.admin().create_topic(topic, 3, 3)
     produce(sandbox.bootstrap_servers, topic, 900, partitions=3)
     commit(sandbox.bootstrap_servers, group, {(topic, p): o for p, o in BASE.items()})
     return topic, group
@@ -70,7 +69,7 @@ def scene(sandbox):
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_bad_offsets_file_against_the_cluster(case, tmp_path, sandbox, scene):
     topic, group = scene
-    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=10)
+    admin = sandbox.admin()
     expected = {(topic, p): o for p, o in BASE.items()}
     assert admin.committed(group) == expected
     run_case(case, Workspace(tmp_path, bootstrap=sandbox.bootstrap_servers, topic=topic, group=group))

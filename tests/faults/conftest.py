@@ -44,8 +44,7 @@ def _flume_answers(sandbox) -> bool:
 def restore(sandbox) -> None:
     """Resume paused services, restart dead ones (ZooKeeper, brokers, then the demo pipeline),
     then wait until ZooKeeper serves, every broker is registered with every partition in sync,
-    the Flume agent answers and the Spark job runs (preferred leaders come back right after, in
-    the root conftest's preferred_leaders_afterwards)."""
+    the Flume agent answers and the Spark job runs (leaderships stay where the fault left them)."""
     sb = sandbox.sandbox
     state = sb.state()
     for service in state.services:

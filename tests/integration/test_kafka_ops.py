@@ -37,7 +37,7 @@ def audit_records(ops) -> list[dict]:
 
 
 def admin(sandbox) -> KafkaAdmin:
-    return KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=10)
+    return sandbox.admin()
 
 
 # ---- offset resets equal Kafka's own tool -----------------------------------------------------
@@ -137,11 +137,13 @@ def test_undo_file_is_on_disk_before_the_commit(sandbox, tmp_path, reset_scene, 
     topic, group, base, _ = reset_scene
     commit(sandbox.bootstrap_servers, group, base)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    seen: list[list[str]] = []
+    seen_file = tmp_path / "seen.jsonl"  # the commit runs in a forked child: it reports through a file
     real_commit = KafkaAdmin.commit_offsets
 
     def commit_after_checking_undo(self, group_id, offsets):
-        seen.append([p.read_text() for p in (tmp_path / "state").rglob("undo/**/*.csv")])
+        undo_files = [p.read_text() for p in (tmp_path / "state").rglob("undo/**/*.csv")]
+        with seen_file.open("a") as out:
+            out.write(json.dumps(undo_files) + "\n")
         return real_commit(self, group_id, offsets)
 
     monkeypatch.setattr(KafkaAdmin, "commit_offsets", commit_after_checking_undo)
@@ -149,6 +151,7 @@ def test_undo_file_is_on_disk_before_the_commit(sandbox, tmp_path, reset_scene, 
     result = CliRunner().invoke(cli.cli, ["--config", str(config), "groups", "reset-offsets", group,
                                           "--topic", topic, "--to-latest", "--execute"])
     assert result.exit_code == 0, result.output
+    seen = [json.loads(line) for line in seen_file.read_text().splitlines()]
     assert len(seen) == 1 and len(seen[0]) == 1
     assert f"{topic},0,100" in seen[0][0]
 

@@ -10,7 +10,6 @@ from confluent_kafka import Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka import EARLIEST, LATEST
-from streamctl.backends.kafka_admin import KafkaAdmin
 from tests.integration.kafka_helpers import commit, produce, unique
 
 pytestmark = pytest.mark.integration
@@ -34,7 +33,7 @@ def test_watermarks_equal_the_admin_api_including_a_moved_log_start(sandbox):
 
     snap = sandbox.kafka().snapshot(groups=False)
 
-    reference = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    reference = sandbox.admin()
     keys = [(topic, p) for p in range(3)]
     earliest = reference.offsets(keys, EARLIEST)
     latest = reference.offsets(keys, LATEST)

@@ -15,6 +15,7 @@ import textwrap
 import pytest
 
 from streamctl.backends.kafka_admin import KafkaAdmin
+from streamctl.backends.kafka_isolated import call_in_child
 from streamctl.backends.kafka_process import KafkaProcess
 from streamctl.ops import audit
 from streamctl.tui.screens.plan_dialog import PlanDialog
@@ -34,7 +35,7 @@ def frozen_commit(sandbox, tmp_path, monkeypatch):
     CLI's in a child process that freezes the broker itself (CLI_WITH_COORDINATOR_FROZEN)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     topic, group = unique("noloss"), unique("nolossg")
-    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    admin = sandbox.admin()
     admin.create_topic(topic, 3, 3)
     produce(sandbox.bootstrap_servers, topic, 90, partitions=3)
     base = {(topic, p): BASE for p in range(3)}
@@ -46,7 +47,7 @@ def frozen_commit(sandbox, tmp_path, monkeypatch):
     def call_with_coordinator_frozen(self, method, *args, **kwargs):
         if method != "commit_offsets":
             return real_call(self, method, *args, **kwargs)
-        coordinator = _coordinator(admin, args[0])
+        coordinator = _coordinator(sandbox.bootstrap_servers, args[0])
         with sandbox.paused(f"kafka-{coordinator}"):
             frozen.append(coordinator)
             return real_call(self, method, *args, **kwargs)
@@ -61,9 +62,14 @@ def frozen_commit(sandbox, tmp_path, monkeypatch):
                        timeout=60, what="every partition back in sync after the frozen broker")
 
 
-def _coordinator(admin: KafkaAdmin, group: str) -> int:
-    future = admin._admin.describe_consumer_groups([group], request_timeout=10)[group]
-    return future.result(timeout=15).coordinator.id
+def _coordinator(bootstrap: str, group: str) -> int:
+    """The group's coordinator, asked from a forked child (a DescribeGroups meeting a moved
+    coordinator can crash librdkafka: the child's problem, never pytest's)."""
+    def ask() -> int:
+        admin = KafkaAdmin({"bootstrap.servers": bootstrap}, timeout=10)
+        return admin._admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15).coordinator.id
+
+    return call_in_child(ask, patience=60, what="describing the group")
 
 
 # The CLI in a process of its own (librdkafka may abort the process a frozen coordinator's

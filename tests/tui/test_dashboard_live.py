@@ -7,7 +7,6 @@ import json
 import pytest
 from textual.widgets import DataTable
 
-from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.plan_dialog import PlanDialog
@@ -22,7 +21,7 @@ def scene(sandbox, tmp_path, monkeypatch):
     """A topic with records, an idle group that committed part of it, and a context file."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     topic, group = unique("tui"), unique("tuig")
-    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    admin = sandbox.admin()
     admin.create_topic(topic, 3, 3)
     produce(sandbox.bootstrap_servers, topic, 300, partitions=3)
     commit(sandbox.bootstrap_servers, group, {(topic, p): 10 for p in range(3)})

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from textual.binding import Binding
 
-from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.jobs import launcher
 from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
@@ -40,14 +39,14 @@ def scene(sandbox, monkeypatch):
     """The sandbox's own state dir (its job and agent records), a topic and an idle group."""
     monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))
     topic, group = unique("rotui"), unique("rotuig")
-    admin = KafkaAdmin({"bootstrap.servers": sandbox.bootstrap_servers})
+    admin = sandbox.admin()
     admin.create_topic(topic, 2, 3)
     produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
     commit(sandbox.bootstrap_servers, group, {(topic, p): 3 for p in range(2)})
     return topic, group, admin
 
 
-def world(sandbox, topic: str, group: str, admin: KafkaAdmin) -> dict:
+def world(sandbox, topic: str, group: str, admin) -> dict:
     audit = sandbox.xdg_state / "streamctl" / "audit.jsonl"
     return {
         "partitions": len(admin.metadata(topic).topic_partitions(topic)),

@@ -341,3 +341,11 @@ def test_evaluate_groups_reads_once_and_matches_evaluate_per_group(store):
     assert together["moving"] == store.evaluate("ctx", "moving", now, 0, WINDOW)
     assert (together["stuck"].status, together["moving"].status) == (LagStatus.STOPPED, LagStatus.LAGGING)
     assert together["other-ctx"].status is LagStatus.UNKNOWN  # not this context's history
+
+
+def test_a_commit_read_after_the_log_end_is_stored_with_the_log_end_at_least_there(tmp_path):
+    """Overlapping reads: the consumer committed 317 after the log end read 312."""
+    with LagStore(tmp_path / "lag.sqlite") as store:
+        store.record("c", [PartitionLag("g", "t", 0, 317, 0, 312)], now=100.0)
+        row = store._db.execute("SELECT committed, log_end FROM samples").fetchone()
+    assert row == (317, 317)

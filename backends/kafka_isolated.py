@@ -1,0 +1,153 @@
+"""Kafka client calls in a forked child, so that a librdkafka crash never ends the caller.
+
+librdkafka 2.16 can abort or segfault the process it runs in when a coordinator-bound admin
+request meets a moved or disconnected group coordinator (the enq_once refcount assertion,
+confluentinc/librdkafka#4605; the NULL group handle in rd_kafka_cgrp_op under
+rd_kafka_handle_OffsetFetch, #5040). The dashboard keeps its client in a long-lived child
+(kafka_process.py). Short-lived processes, `check` and the CLI commands, use this: each call
+forks (the parent holds no librdkafka client, so the child starts clean), makes its own
+client, runs, and sends back the pickled answer. A child that dies of a signal is replaced
+once by a fresh one; a second crash is a `KafkaClientCrashed` naming the signal. Fork after
+imports costs a few milliseconds; the answer crosses a pipe as a pickle. The child writes
+nothing of its own (no log file: a dry run leaves the state dir as it was); librdkafka's
+assertion text, if any, goes to the command's stderr as it did in process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import time
+from functools import partial
+
+from streamctl.backends.kafka_client import KafkaError
+
+CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
+ATTEMPTS = 2  # a crash is retried once, in a fresh child
+
+
+class KafkaClientCrashed(KafkaError):
+    """The Kafka client crashed in every attempt: nothing was read (not that Kafka is down)."""
+
+
+class IsolatedKafka:
+    """A KafkaBackend (or KafkaAdmin) whose every method runs in a forked child.
+
+    The child builds `client_class(*args, **kwargs)` itself. Arguments reach it by fork (lambdas
+    are fine); answers come back pickled (the model's dataclasses, plain data, exceptions). Only
+    the class's own methods are offered: `getattr(proxy, "x", None)` answers as the class would.
+    """
+
+    def __init__(self, client_class, *args, timeout: float, **kwargs):
+        self._client_class = client_class
+        self._factory = partial(client_class, *args, timeout=timeout, **kwargs)
+        self._patience = timeout * 10 + 30  # the child bounds each call by its own timeouts
+
+    def __getattr__(self, method: str):
+        if method.startswith("_") or not callable(getattr(self._client_class, method, None)):
+            raise AttributeError(method)
+        return partial(self._call, method)
+
+    def _call(self, method: str, *args, **kwargs):
+        return call_in_child(partial(_run_method, self._factory, method, args, kwargs),
+                             patience=self._patience, what=method)
+
+
+def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
+    """A KafkaBackend (KafkaAdmin with admin=True) for the context, each call in a child."""
+    if admin:
+        from streamctl.backends.kafka_admin import KafkaAdmin as client_class
+    else:
+        from streamctl.backends.kafka import KafkaBackend as client_class
+    return IsolatedKafka(client_class, client_config, timeout=timeout)
+
+
+def _run_method(factory, method: str, args: tuple, kwargs: dict):
+    return getattr(factory(), method)(*args, **kwargs)
+
+
+def call_in_child(function, patience: float, what: str):
+    """`function()` in a forked child; a crash is retried once; its answer or exception here."""
+    crashes = []
+    for _ in range(ATTEMPTS):
+        outcome = _fork_and_run(function, patience, what)
+        if isinstance(outcome, signal.Signals):
+            crashes.append(outcome.name)
+            continue
+        ok, value = outcome
+        if ok:
+            return value
+        raise value
+    raise KafkaClientCrashed(f"{what}: the Kafka client crashed {len(crashes)} times ({', '.join(crashes)}, "
+                             f"librdkafka); nothing was read")
+
+
+def _fork_and_run(function, patience: float, what: str):
+    """(ok, value) from the child, or the signal that killed it."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        _child(function, write_end)
+    os.close(write_end)
+    try:
+        data = _read_all(read_end, patience)
+    finally:
+        os.close(read_end)
+    if data is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise KafkaError(f"{what}: no answer from the Kafka client in {patience:.0f} s")
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        killed = signal.Signals(os.WTERMSIG(status))
+        if killed in CRASH_SIGNALS:
+            return killed
+        if killed == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise KafkaError(f"{what}: the Kafka client was killed by {killed.name}")
+    if not data:
+        raise KafkaError(f"{what}: the Kafka client exited without an answer (status {os.WEXITSTATUS(status)})")
+    return pickle.loads(data)
+
+
+def _child(function, write_end: int) -> None:
+    try:
+        _die_with_parent()
+        try:
+            outcome = (True, function())
+        except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called
+            outcome = (False, exc)
+        try:
+            data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - an answer that does not pickle
+            data = pickle.dumps((False, KafkaError(f"answer not transferable: {exc}")))
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+    finally:
+        os._exit(0)  # no atexit handlers, no client teardown: the parent has what it needs
+
+
+def _read_all(fd: int, patience: float) -> bytes | None:
+    """Everything the child writes, or None if it has not finished within `patience` seconds."""
+    chunks, ends = [], time.monotonic() + patience
+    while True:
+        left = ends - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _die_with_parent() -> None:
+    """A child left behind by a `check` that hit its deadline and exited ends with it (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

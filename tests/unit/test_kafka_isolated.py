@@ -1,0 +1,67 @@
+"""The forked-child guard: a crash in the child (as librdkafka's) is retried once, then named;
+the caller's process never dies of it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka_isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
+
+
+def _crash_first(marker):
+    """Dies of SIGSEGV the first time (as a NULL group handle in librdkafka does), then answers."""
+    if not marker.exists():
+        marker.write_text("crashed once")
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return {"answer": 42}
+
+
+def test_a_crash_is_retried_in_a_fresh_child(tmp_path):
+    marker = tmp_path / "marker"
+    assert call_in_child(lambda: _crash_first(marker), patience=30, what="offsets") == {"answer": 42}
+    assert marker.read_text() == "crashed once"
+
+
+def test_two_crashes_are_one_error_naming_the_signals():
+    with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed 2 times \(SIGABRT, SIGABRT"):
+        call_in_child(lambda: os.abort(), patience=30, what="offsets")
+
+
+def test_errors_and_answers_cross_back():
+
+    def fail():
+        raise KafkaError("metadata request timed out")
+
+    with pytest.raises(KafkaError, match="metadata request timed out"):
+        call_in_child(fail, patience=30, what="metadata")
+    parent = os.getpid()
+    assert call_in_child(os.getpid, patience=30, what="pid") != parent
+
+
+def test_a_child_that_hangs_is_killed_after_its_patience():
+    import time
+
+    with pytest.raises(KafkaError, match="no answer from the Kafka client in 1 s"):
+        call_in_child(lambda: time.sleep(30), patience=1, what="describe")
+
+
+def test_the_proxy_builds_its_client_in_the_child():
+    built_in = []
+
+    class Client:
+        def __init__(self, config, timeout):
+            built_in.append(os.getpid())
+
+        def whoami(self, suffix):
+            return f"{os.getpid()}{suffix}"
+
+    proxy = IsolatedKafka(Client, {"bootstrap.servers": "x"}, timeout=1.0)
+    answer = proxy.whoami("!")
+    assert answer.endswith("!") and answer != f"{os.getpid()}!"
+    assert built_in == []  # the parent never built a client
+    # Only the class's methods: callers that probe for an optional one get the class's answer.
+    assert getattr(proxy, "call_with_admin", None) is None
