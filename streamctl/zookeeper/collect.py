@@ -18,7 +18,9 @@ def configured(ctx) -> bool:
     return ctx.zookeeper is not None
 
 
-def collect(ctx, deadline_at: float, **_options):
+def collect(ctx, deadline_at: float, kafka_backend=None, **_options):
+    """`kafka_backend`: a long-lived Kafka client to reuse (the dashboard's client process);
+    without one, the cross-check's metadata read runs in a forked child, as check's reads do."""
     from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
 
     settings = ctx.zookeeper
@@ -30,7 +32,7 @@ def collect(ctx, deadline_at: float, **_options):
         findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
                                 "no time left for the Kafka cross-check"))
         return findings, metrics
-    more, more_metrics = _kafka_crosscheck(ctx, deadline_at)
+    more, more_metrics = _kafka_crosscheck(ctx, deadline_at, kafka_backend)
     return findings + more, metrics + more_metrics
 
 
@@ -41,7 +43,7 @@ def _left(per_call: float, deadline_at: float) -> float:
     return min(per_call, left)
 
 
-def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metric]]:
+def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Finding], list[Metric]]:
     from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
     from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 
@@ -51,13 +53,13 @@ def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metr
         kafka_zk = KafkaZooKeeper(zk, settings.chroot)
         if not kafka_zk.is_kafka():
             return [], []
-        first = _compare(ctx, kafka_zk, deadline_at)
+        first = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
         if all(f.severity is Severity.OK for f in first[0]):
             return first
         if deadline_at - time.monotonic() < CONFIRM_PAUSE + MIN_CROSSCHECK_TIME:
             return first
         time.sleep(CONFIRM_PAUSE)  # a disagreement counts only if it is still there
-        second = _compare(ctx, kafka_zk, deadline_at)
+        second = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
         lasting = {f.code for f in first[0]}
         return [f for f in second[0] if f.severity is Severity.OK or f.code in lasting], second[1]
     except ZooKeeperError as exc:
@@ -69,12 +71,12 @@ def _kafka_crosscheck(ctx, deadline_at: float) -> tuple[list[Finding], list[Metr
         zk.close()
 
 
-def _compare(ctx, kafka_zk, deadline_at: float):
+def _compare(ctx, kafka_zk, deadline_at: float, kafka_backend):
     """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
     from streamctl.backends.kafka_isolated import isolated_backend
     from streamctl.backends.kafka_client import Deadline, KafkaError
 
-    kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+    kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck") as pool:
         metadata = pool.submit(kafka.metadata, deadline=deadline)
