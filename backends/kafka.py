@@ -98,7 +98,7 @@ class KafkaBackend:
                  group_filter: Callable[[str], bool] = lambda _: True,
                  known_record_times: Mapping[tuple[str, int, int], float] | None = None,
                  group_members: bool = True, group_offsets: bool = True,
-                 topic_configs: bool = True) -> KafkaSnapshot:
+                 topic_configs: bool = True, known_groups: Iterable[str] = ()) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
 
         `group_members=False` skips describing the groups: each then has only the state and
@@ -112,6 +112,11 @@ class KafkaBackend:
         `known_record_times`: timestamps of records read before, by (topic, partition, offset).
         A record's timestamp never changes, so those are not read again.
 
+        `known_groups`: groups seen before (the lag history's). The listing asks every broker
+        for the groups it coordinates, and while a coordinator moves a group can be on neither
+        broker's list for a moment: a known group the listing misses is described directly,
+        and kept unless it is gone (state DEAD).
+
         Requests that do not depend on each other are in flight together: the group listing
         starts with the metadata call; configs, both watermark sets, the group describes and
         the committed offsets all overlap; only the lag-in-time read waits for offsets.
@@ -123,7 +128,7 @@ class KafkaBackend:
         stuck: list[concurrent.futures.Future] = []  # offset reads still inside `probe`
         try:
             groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter,
-                                      group_members, group_offsets) if groups else None)
+                                      group_members, group_offsets, known_groups) if groups else None)
             md = self._metadata(None, deadline)
             configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs)
             earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
@@ -143,10 +148,13 @@ class KafkaBackend:
         return replace(snap, errors=tuple(errors))
 
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
-                            members: bool, offsets: bool):
+                            members: bool, offsets: bool, known: Iterable[str] = ()):
         """The listed groups (described, when `members`) and their committed offsets (when
         `offsets`), read at the same time."""
         listed = self._listed_groups(deadline, errors, keep)
+        if unlisted := sorted({g for g in known if keep(g)} - {g.id for g in listed}):
+            found = self._describe_groups(unlisted, deadline, errors, missing_ok=True)
+            listed = tuple(sorted(listed + tuple(g for g in found if g.state != "DEAD"), key=lambda g: g.id))
         ids = [g.id for g in listed]
         described = pool.submit(self._describe_groups, ids, deadline, errors) if members else None
         committed = self._committed(ids, deadline, errors) if offsets else {}
@@ -222,15 +230,14 @@ class KafkaBackend:
     def _listed_groups(self, deadline: Deadline, errors: list[str],
                        keep: Callable[[str], bool]) -> tuple[ConsumerGroup, ...]:
         """The kept groups as the listing has them (id, state, type), sorted by id."""
-        listing = call(lambda: self._admin.list_consumer_groups(
-            request_timeout=deadline.left("list_consumer_groups")).result(
-            timeout=deadline.left("list_consumer_groups")), "listing consumer groups")
+        listing = list_groups(self._admin, deadline)
         errors += [f"listing groups: {reason(e)}" for e in listing.errors]
         return tuple(ConsumerGroup(id=g.group_id, state=_enum_name(g.state) or "UNKNOWN",
                                    type=_enum_name(getattr(g, "type", None)) or None)
                      for g in sorted(listing.valid, key=lambda g: g.group_id) if keep(g.group_id))
 
-    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str]):
+    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str], missing_ok: bool = False):
+        """`missing_ok`: a group the cluster does not know is left out, not an error."""
         if not ids:
             return ()
         futures = self._admin.describe_consumer_groups(ids, request_timeout=deadline.left("describe_consumer_groups"))
@@ -239,7 +246,8 @@ class KafkaBackend:
             try:
                 d = future.result(timeout=deadline.left("describe_consumer_groups"))
             except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                errors.append(f"group {group_id}: {reason(exc)}")
+                if not (missing_ok and _error_code(exc) == KafkaErrorCode.GROUP_ID_NOT_FOUND):
+                    errors.append(f"group {group_id}: {reason(exc)}")
                 continue
             groups.append(ConsumerGroup(
                 id=d.group_id,
@@ -431,6 +439,36 @@ def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, late
         for group, offsets in sorted(committed.items())
         for (topic, partition), offset in sorted(offsets.items())
     ]
+
+
+# A broker loading its __consumer_offsets partitions (after a restart, or when a leadership
+# moves to it) answers ListGroups with these for a few seconds: its groups exist, unlisted.
+_LISTING_RETRIABLE = {KafkaErrorCode.COORDINATOR_LOAD_IN_PROGRESS, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
+                      KafkaErrorCode.NOT_COORDINATOR}
+LISTING_RETRY_PAUSE = 0.5
+
+
+def list_groups(admin: AdminClient, deadline: Deadline):
+    """list_consumer_groups, asked again while a broker is still loading its groups (for at most
+    one call's timeout, and while the deadline leaves a call's worth); the answer's errors are
+    what never settled."""
+    give_up = time.monotonic() + deadline.per_call
+    if deadline.ends is not None:
+        give_up = min(give_up, deadline.ends - 1.0)  # a second kept for the rest of the snapshot
+    while True:
+        listing = call(lambda: admin.list_consumer_groups(
+            request_timeout=deadline.left("list_consumer_groups")).result(
+            timeout=deadline.left("list_consumer_groups")), "listing consumer groups")
+        loading = any(_error_code(e) in _LISTING_RETRIABLE for e in listing.errors)
+        pause_ends = time.monotonic() + LISTING_RETRY_PAUSE
+        if not loading or pause_ends > give_up:
+            return listing
+        time.sleep(LISTING_RETRY_PAUSE)
+
+
+def _error_code(exc: BaseException):
+    err = exc.args[0] if exc.args else None
+    return err.code() if hasattr(err, "code") else None
 
 
 def _enum_name(value) -> str:

@@ -15,11 +15,6 @@ from streamctl.backends.kafka_client import KafkaError, call
 class KafkaAdmin(KafkaBackend):
     # ---- reads for planning ----------------------------------------------------------------
 
-    def group_ids(self) -> list[str]:
-        listing = call(lambda: self._admin.list_consumer_groups(request_timeout=self.timeout)
-                        .result(timeout=self.timeout + 5), "listing consumer groups")
-        return sorted(g.group_id for g in listing.valid)
-
     def committed(self, group: str) -> dict[tuple[str, int], int]:
         futures = self._admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)],
                                                           request_timeout=self.timeout)

@@ -26,6 +26,14 @@ def _kafka(session: Session):
         raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
 
 
+def _known_groups(ctx) -> list[str]:
+    """Groups the lag history saw: looked up directly if a coordinator move hides them from the listing."""
+    from streamctl.kafka.history import known_groups
+    from streamctl.kafka.lagstore import default_path
+
+    return known_groups(default_path(), ctx.name)
+
+
 def _incomplete(snap) -> None:
     """One stderr line when part of the snapshot could not be read (the output shows '-' there)."""
     if snap.errors:
@@ -123,7 +131,7 @@ def groups_list(session: Session, output: str, sort: str) -> None:
     from streamctl.kafka.health import Filters
 
     with _kafka(session) as (ctx, kafka):
-        snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group)
+        snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group, known_groups=_known_groups(ctx))
     _groups_read(snap)
     rows = [serialize.group_summary(g, snap) for g in snap.groups]
     if sort == "lag":
@@ -142,7 +150,7 @@ def groups_describe(session: Session, name: str, output: str) -> None:
     from streamctl.kafka import serialize
 
     with _kafka(session) as (_, kafka):
-        snap = kafka.snapshot(group_filter=lambda g: g == name)
+        snap = kafka.snapshot(group_filter=lambda g: g == name, known_groups=[name])
     _groups_read(snap, name)
     group = snap.group(name)
     from streamctl.kafka.render import group_detail
@@ -162,7 +170,7 @@ def groups_lag(session: Session, name: str | None, output: str, sort: str) -> No
 
     with _kafka(session) as (ctx, kafka):
         keep = (lambda g: g == name) if name else Filters.from_context(ctx).group
-        snap = kafka.snapshot(group_filter=keep)
+        snap = kafka.snapshot(group_filter=keep, known_groups=[name] if name else _known_groups(ctx))
     _groups_read(snap, name)
     rows = [serialize.lag(l) for l in snap.lags]
     if sort == "lag":

@@ -30,10 +30,21 @@ def snapshot_with_history(backend, request: HistoryRequest,
                           **snapshot_options) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
     """backend.snapshot(**snapshot_options), joined with the history as join_history does; the
     record timestamps the history already holds are not read again. One open of the store
-    serves both (it holds no lock while the snapshot is read)."""
+    serves both (it holds no lock while the snapshot is read); the groups it holds are checked
+    for when the group listing misses them."""
     with LagStore(request.store) as store:
-        snap = backend.snapshot(known_record_times=store.record_times(request.context), **snapshot_options)
+        snap = backend.snapshot(known_record_times=store.record_times(request.context),
+                                known_groups=store.groups(request.context), **snapshot_options)
         return _join(store, snap, request)
+
+
+def known_groups(store: Path, context: str) -> list[str]:
+    """The groups the lag history holds for the context (none before check or the dashboard
+    first ran), for reads that do not join the history."""
+    if not store.exists():
+        return []
+    with LagStore(store) as opened:
+        return opened.groups(context)
 
 
 def join_history(snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:

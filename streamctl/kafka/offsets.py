@@ -144,13 +144,12 @@ def to_csv(offsets: dict[tuple[str, int], int]) -> str:
 
 def describe_group(admin, group: str):
     """The group's description; a group the cluster does not know is an error."""
-    # The snapshot first: an unreachable cluster is that error, not "no such group".
-    snap = admin.snapshot(lag_time=False, group_filter=partial(operator.eq, group))
-    if group not in admin.group_ids():
+    # Listed, or else described directly (a coordinator move can hide it from the listing).
+    snap = admin.snapshot(lag_time=False, group_filter=partial(operator.eq, group), known_groups=[group])
+    if snap.group(group) is None:
+        if snap.errors:  # unreadable says nothing about whether it exists
+            raise StreamctlError(f"consumer group {group!r} unreadable: {snap.errors[0]}")
         raise UsageError(f"no consumer group {group!r} in the cluster")
-    if snap.group(group) is None:  # listed, but its description could not be read
-        why = snap.errors[0] if snap.errors else "not described"
-        raise StreamctlError(f"consumer group {group!r} unreadable: {why}")
     return snap, snap.group(group)
 
 
