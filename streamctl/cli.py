@@ -25,6 +25,7 @@ COMMANDS = {
     "zk": "streamctl.zookeeper.commands:zk",
     "agents": "streamctl.flume.commands:agents",
     "jobs": "streamctl.spark.commands:jobs",
+    "connect": "streamctl.connect.commands:connect",
 }
 
 

@@ -158,6 +158,8 @@ class Thresholds(_Model):
     """ZooKeeper average request latency (ms) that raises a warning."""
     zk_outstanding_warn: int = Field(10, ge=0)
     """ZooKeeper outstanding requests that raise a warning."""
+    connect_unassigned_warn_seconds: float = Field(60.0, ge=0)
+    """Seconds a Connect connector or task may stay UNASSIGNED before a warning."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:
@@ -349,6 +351,27 @@ class SparkSettings(_Model):
     """Jobs keyed by a name of your choice."""
 
 
+class ConnectAuth(_Model):
+    """HTTP basic auth for the Connect REST API."""
+
+    username: str
+    password: str
+    """Use a '${file:...}' or '${env:...}' reference rather than the password itself."""
+
+
+class ConnectSettings(_Model):
+    """Kafka Connect workers (optional): any worker of a cluster answers for all of it."""
+
+    urls: list[Annotated[str, AfterValidator(_check_http_url)]] = Field(min_length=1)
+    """REST URLs of the cluster's workers, e.g. ['http://connect-1:8083']; the first that answers is used."""
+    auth: ConnectAuth | None = None
+    """Basic auth, if the REST API requires it."""
+    timeout: float = Field(10.0, gt=0, allow_inf_nan=False)
+    """Seconds per REST call."""
+    expected_paused: list[str] = Field(default_factory=list)
+    """Connectors (fnmatch globs) that are PAUSED or STOPPED on purpose: no warning for them."""
+
+
 class Context(_Model):
     """One environment: a Kafka cluster and what runs around it."""
 
@@ -362,6 +385,8 @@ class Context(_Model):
     """Flume agents."""
     spark: Section[SparkSettings] = Field(default_factory=SparkSettings)
     """Spark Structured Streaming jobs."""
+    connect: ConnectSettings | None = None
+    """The Kafka Connect cluster."""
     thresholds: Section[Thresholds] = Field(default_factory=Thresholds)
     """Health rule limits."""
     include: Section[IncludeFilter] = Field(default_factory=IncludeFilter)

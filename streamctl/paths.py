@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import platformdirs
@@ -30,3 +31,9 @@ def config_file(explicit: str | os.PathLike | None = None) -> Path:
     if env:
         return Path(env).expanduser()
     return config_dir() / "config.yaml"
+
+
+def undo_dir(*parts: str) -> Path:
+    """<state>/undo/<part>/...: where resets keep the offsets they replaced; each part made safe
+    as a file name (a group or connector name may hold any character)."""
+    return state_dir().joinpath("undo", *(re.sub(r"[^A-Za-z0-9._-]", "_", p) for p in parts))

@@ -25,6 +25,7 @@ COLLECTORS = {
     "zookeeper": "streamctl.zookeeper.collect",
     "flume": "streamctl.flume.collect",
     "spark": "streamctl.spark.collect",
+    "connect": "streamctl.connect.collect",
 }
 
 

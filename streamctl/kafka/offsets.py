@@ -265,7 +265,7 @@ def _clamp(target: int, start: int, end: int) -> tuple[int, str]:
 # ---- undo files ----------------------------------------------------------------------------------
 
 def undo_dir(context: str, group: str) -> Path:
-    return paths.state_dir() / "undo" / _safe(context) / _safe(group)
+    return paths.undo_dir(context, group)
 
 
 def write_undo(context: str, group: str, resets: list[PartitionReset]) -> Path | None:
@@ -285,7 +285,3 @@ def last_undo(context: str, group: str) -> Path:
     if not files:
         raise UsageError(f"no undo file for group {group!r} in context {context!r} (looked in {folder})")
     return files[-1]
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)

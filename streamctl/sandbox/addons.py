@@ -1,4 +1,5 @@
-"""Demo components the sandbox runs after Kafka (the Flume agent, the Spark job), found by name
+"""Demo components the sandbox runs after Kafka (the Flume agent, the Spark job, the Connect
+worker), found by name
 so the sandbox never imports the launchers that build on it."""
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ class Addon:
     ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
     # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
     context: Callable[["SandboxState"], dict] = lambda st: {}
+    secure: bool = False  # also runs against the SASL (--secure) sandbox
 
 
-ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon")
+ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon",
+                 "streamctl.connect.sandbox_addon")
 
 
 def addons() -> list[Addon]:

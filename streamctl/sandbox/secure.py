@@ -175,6 +175,14 @@ def client_properties(root: Path) -> dict[str, str]:
             "sasl.username": CLIENT_USER, "sasl.password": Secrets(root).get("kafka-streamctl")}
 
 
+def java_client_properties(root: Path) -> dict[str, str]:
+    """The same login for a Java client (the Connect worker), password in clear: for a 0600 file."""
+    password = Secrets(root).get("kafka-streamctl")
+    return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+            "sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                f'username="{CLIENT_USER}" password="{password}";'}
+
+
 def context_fragment(root: Path) -> dict:
     """What the `sandbox` context adds: the same settings, passwords as ${file:...} references."""
     store = Secrets(root)

@@ -91,17 +91,18 @@ class Sandbox:
 
     # ---- up ----------------------------------------------------------------------
 
-    def up(self, brokers: int = 3, kraft: bool = False,
-           with_addons: bool = True, secure: bool = False) -> tuple[SandboxState, bool]:
+    def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
+           addon_roles: tuple[str, ...] | None = None) -> tuple[SandboxState, bool]:
         with self.lock:
-            return self._up(brokers, kraft, with_addons, secure)
+            return self._up(brokers, kraft, with_addons, secure, addon_roles)
 
-    def _up(self, brokers: int, kraft: bool, with_addons: bool,
-            secure: bool = False) -> tuple[SandboxState, bool]:
+    def _up(self, brokers: int, kraft: bool, with_addons: bool, secure: bool = False,
+            addon_roles: tuple[str, ...] | None = None) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
-        with_addons=False starts Kafka alone (no Flume agent, no Spark job); secure=True (SASL,
-        ZooKeeper mode only) implies it.
+        with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
+        secure=True (SASL, ZooKeeper mode only) starts only the add-ons that log in (Connect);
+        addon_roles limits the add-ons to those roles (e.g. ("connect",)).
         """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
@@ -114,14 +115,14 @@ class Sandbox:
                 f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
             )
-        with_addons = with_addons and not secure
-        wanted = addons() if with_addons else []
+        wanted = [a for a in addons() if with_addons and (a.secure or not secure)
+                  and (addon_roles is None or a.role in addon_roles)]
         missing_roles = [a for a in wanted if not state or not state.by_role(a.role)]
         if state is not None and not missing_roles and all(s.alive for s in state.services):
             self.write_context(state)
             return state, False
         java = _java()
-        self.fetch(kraft, with_addons)
+        self.fetch(kraft, bool(wanted))
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure = secure

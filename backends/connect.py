@@ -1,0 +1,202 @@
+"""Kafka Connect adapter on a worker's REST API (httpx): plain dataclasses out, every call bounded.
+
+Any worker of a Connect cluster answers for the whole cluster (it forwards writes to the
+leader), so the configured URLs are tried in order and the first that answers is used. Every
+connector, its status and its config come from ONE call, `GET /connectors?expand=status&
+expand=info`, whatever the number of connectors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from streamctl.errors import StreamctlError
+from streamctl.model.connect import ConnectCluster, ConnectPlugin, ConnectTask, Connector
+
+
+class ConnectError(StreamctlError):
+    """The Connect REST API could not be reached or refused a request."""
+
+    def __init__(self, message: str, status: int | None = None, detail: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.detail = detail  # the worker's own message, first line
+
+
+class ConnectUnreachable(ConnectError):
+    """No configured worker answered."""
+
+
+class ConnectBackend:
+    def __init__(self, urls: list[str], timeout: float = 10.0, auth: tuple[str, str] | None = None):
+        if not urls:
+            raise ConnectError("no Connect worker URL configured")
+        self.urls = [u.rstrip("/") for u in urls]
+        self.timeout = timeout
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout), auth=auth,
+                                    headers={"Accept": "application/json"})
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> ConnectBackend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def cluster(self) -> ConnectCluster:
+        """The worker's identity and every connector with status and config: two calls."""
+        url, info = self._request("GET", "/")
+        listing = self._request("GET", "/connectors", params=[("expand", "status"), ("expand", "info")],
+                                base=url)[1]
+        if not isinstance(info, dict) or not isinstance(listing, dict):
+            raise ConnectError(f"Connect worker {url}: not a Kafka Connect answer "
+                               f"(GET / and GET /connectors gave {type(info).__name__}, {type(listing).__name__})")
+        try:
+            connectors = tuple(_connector(str(name), entry) for name, entry in sorted(listing.items()))
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ConnectError(f"Connect worker {url}: a connector's status is not in Kafka Connect's shape "
+                               f"({exc})") from None
+        return ConnectCluster(url=url, version=str(info.get("version", "")), commit=str(info.get("commit", "")),
+                              kafka_cluster_id=str(info.get("kafka_cluster_id", "")), connectors=connectors)
+
+    def connector(self, name: str) -> Connector:
+        """One connector's status and config (two calls; 404 is a clear error)."""
+        status = self._get(f"/connectors/{_q(name)}/status")
+        info = self._get(f"/connectors/{_q(name)}")
+        return _connector(name, {"status": status, "info": info})
+
+    def plugins(self) -> list[ConnectPlugin]:
+        answer = self._get("/connector-plugins")
+        return [ConnectPlugin(p.get("class", ""), p.get("type", ""), p.get("version", "")) for p in answer]
+
+    def topics(self, name: str) -> list[str]:
+        """Topics the connector has used since it was created or its topics were reset (KIP-558)."""
+        return list(self._get(f"/connectors/{_q(name)}/topics").get(name, {}).get("topics", []))
+
+    def offsets(self, name: str) -> list[dict[str, Any]]:
+        """The connector's offsets (KIP-875): [{"partition": {...}, "offset": {...}}, ...]."""
+        return list(self._get(f"/connectors/{_q(name)}/offsets").get("offsets", []))
+
+    def validate(self, config: dict[str, str]) -> list[str]:
+        """The worker's objections to a config ("key: message"), none when it is valid."""
+        plugin = config.get("connector.class", "")
+        if not plugin:
+            return ["connector.class: missing"]
+        # The short class name is the path segment Connect accepts for every plugin.
+        answer = self._request("PUT", f"/connector-plugins/{_q(plugin.rsplit('.', 1)[-1])}/config/validate",
+                               json=config)[1]
+        problems = []
+        for entry in answer.get("configs", []):
+            value = entry.get("value", {})
+            for message in value.get("errors", []):
+                problems.append(f"{value.get('name', '?')}: {message}")
+        return problems
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def create(self, name: str, config: dict[str, str]) -> None:
+        self._request("POST", "/connectors", json={"name": name, "config": config})
+
+    def update(self, name: str, config: dict[str, str]) -> None:
+        self._request("PUT", f"/connectors/{_q(name)}/config", json=config)
+
+    def pause(self, name: str) -> None:
+        self._request("PUT", f"/connectors/{_q(name)}/pause")
+
+    def resume(self, name: str) -> None:
+        self._request("PUT", f"/connectors/{_q(name)}/resume")
+
+    def stop(self, name: str) -> None:
+        self._request("PUT", f"/connectors/{_q(name)}/stop")
+
+    def restart(self, name: str, include_tasks: bool = False, only_failed: bool = False) -> None:
+        params = {"includeTasks": str(include_tasks).lower(), "onlyFailed": str(only_failed).lower()}
+        self._request("POST", f"/connectors/{_q(name)}/restart", params=params)
+
+    def delete(self, name: str) -> None:
+        self._request("DELETE", f"/connectors/{_q(name)}")
+
+    def reset_offsets(self, name: str) -> None:
+        """Every offset of a STOPPED connector removed (a sink's group offsets too)."""
+        self._request("DELETE", f"/connectors/{_q(name)}/offsets")
+
+    def alter_offsets(self, name: str, offsets: list[dict[str, Any]]) -> None:
+        """Offsets of a STOPPED connector set to the given ones (what an undo file holds)."""
+        self._request("PATCH", f"/connectors/{_q(name)}/offsets", json={"offsets": offsets})
+
+    # ---- transport -----------------------------------------------------------------------
+
+    def _get(self, path: str) -> Any:
+        return self._request("GET", path)[1]
+
+    def _request(self, method: str, path: str, *, base: str | None = None, **kwargs) -> tuple[str, Any]:
+        """(the worker URL that answered, the decoded body). Unreachable workers are skipped;
+        an HTTP error from a worker that answered is final (another worker would say the same)."""
+        failures = []
+        for url in [base] if base else self.urls:
+            try:
+                response = self._client.request(method, url + path, **kwargs)
+            except httpx.TimeoutException:
+                failures.append(f"{url}: no answer within {self.timeout:g} s")
+                continue
+            except httpx.HTTPError as exc:
+                failures.append(f"{url}: {_transport_reason(exc)}")
+                continue
+            if response.status_code >= 400:
+                raise ConnectError(f"Connect worker {url}: {method} {path}: {_http_reason(response)}",
+                                   response.status_code, _worker_message(response))
+            if response.status_code == 204 or not response.content:
+                return url, None
+            try:
+                return url, response.json()
+            except ValueError:
+                raise ConnectError(f"Connect worker {url}: {method} {path}: answered {response.status_code} "
+                                   "with a body that is not JSON") from None
+        raise ConnectUnreachable(f"Connect unreachable: {'; '.join(failures)}")
+
+
+def _q(segment: str) -> str:
+    return quote(segment, safe="")
+
+
+def _connector(name: str, entry: dict) -> Connector:
+    status = entry.get("status") or {}
+    info = entry.get("info") or {}
+    own = status.get("connector") or {}
+    tasks = tuple(ConnectTask(id=int(t.get("id", 0)), state=t.get("state", "UNKNOWN"),
+                              worker_id=t.get("worker_id", ""), trace=t.get("trace"))
+                  for t in sorted(status.get("tasks") or [], key=lambda t: t.get("id", 0)))
+    return Connector(name=name, type=status.get("type") or info.get("type") or "unknown",
+                     state=own.get("state", "UNKNOWN"), worker_id=own.get("worker_id", ""),
+                     config=dict(info.get("config") or {}), tasks=tasks, trace=own.get("trace"))
+
+
+def _worker_message(response: httpx.Response) -> str:
+    """Connect's error body is {"error_code": 409, "message": "..."}: the message's first line."""
+    try:
+        body = response.json()
+        message = body.get("message", "") if isinstance(body, dict) else ""
+    except ValueError:
+        message = response.text
+    lines = (message or response.reason_phrase or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _http_reason(response: httpx.Response) -> str:
+    first = _worker_message(response)
+    if response.status_code == 409 and ("rebalance" in first.lower() or "momentarily" in first.lower()):
+        return f"409 {first} (the workers are rebalancing: try again in a few seconds)"
+    return f"{response.status_code} {first}".strip()
+
+
+def _transport_reason(exc: httpx.HTTPError) -> str:
+    if isinstance(exc, httpx.ConnectError):
+        return "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({exc})"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

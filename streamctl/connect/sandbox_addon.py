@@ -1,0 +1,150 @@
+"""The sandbox's Kafka Connect worker: one distributed-mode worker (`ConnectDistributed` from the
+Kafka jar set, which carries connect-runtime) with `connect-file` of the same Kafka version on
+its plugin.path, and the demo sink `weblog-archive` writing topic weblog-stats to a file.
+
+The worker's REST API listens on a free loopback port; its config, offset and status topics
+are created by the worker itself. Its sink commits as the consumer group connect-weblog-archive.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+
+from streamctl.atomic import write_atomic
+from streamctl.jvm import maven
+from streamctl.jvm import processes as procs
+from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
+from streamctl.sandbox.state import SandboxState, Service
+
+SERVICE = "connect"
+GROUP_ID = "streamctl-sandbox-connect"
+HEAP = "256m"
+DEMO_CONNECTOR = "weblog-archive"
+DEMO_TOPIC = "weblog-stats"
+
+CONNECT_FILE = maven.register(maven.ArtifactSet(
+    "connect-file", f"Kafka Connect's file connectors {maven.KAFKA_ZK_VERSION}",
+    (f"org.apache.kafka:connect-file:{maven.KAFKA_ZK_VERSION}",)))
+CONNECT_FILE_KRAFT = maven.register(maven.ArtifactSet(
+    "connect-file-kraft", f"Kafka Connect's file connectors {maven.KAFKA_KRAFT_VERSION}",
+    (f"org.apache.kafka:connect-file:{maven.KAFKA_KRAFT_VERSION}",)))
+
+
+def demo_connector(root: Path) -> dict[str, str]:
+    """FileStreamSink from weblog-stats to <root>/data/connect/weblog-archive.txt."""
+    return {
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector",
+        "tasks.max": "1",
+        "topics": DEMO_TOPIC,
+        "file": str(root / "data" / "connect" / f"{DEMO_CONNECTOR}.txt"),
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+    }
+
+
+def url(state: SandboxState) -> str | None:
+    workers = state.by_role("connect")
+    return f"http://127.0.0.1:{workers[0].port}" if workers else None
+
+
+def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path) -> str:
+    replication = min(3, state.brokers)
+    props: dict[str, object] = {
+        "bootstrap.servers": state.bootstrap_servers,
+        "group.id": GROUP_ID,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "config.storage.topic": "connect-configs", "offset.storage.topic": "connect-offsets",
+        "status.storage.topic": "connect-status",
+        "config.storage.replication.factor": replication, "offset.storage.replication.factor": replication,
+        "status.storage.replication.factor": replication,
+        "offset.storage.partitions": 3, "status.storage.partitions": 3,
+        "listeners": f"http://127.0.0.1:{port}",
+        "rest.advertised.host.name": "127.0.0.1", "rest.advertised.port": port,
+        "plugin.path": plugins,
+        # Kafka's own plugins carry ServiceLoader manifests: no classpath scan at start.
+        "plugin.discovery": "service_load",
+        # Sink offsets committed every 10 s: the demo group shows lag between commits.
+        "offset.flush.interval.ms": 10_000,
+        "scheduled.rebalance.max.delay.ms": 10_000,
+    }
+    if state.secure:
+        client = sandbox_secure.java_client_properties(root)
+        for prefix in ("", "producer.", "consumer.", "admin."):
+            props |= {prefix + key: value for key, value in client.items()}
+    return "".join(f"{key}={value}\n" for key, value in props.items())
+
+
+def ensure_demo_topic(sandbox: Sandbox, state: SandboxState) -> None:
+    """The sink's topic, made here when the Spark job's add-on did not (Kafka-only or secure stacks)."""
+    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.errors import StreamctlError
+
+    client = {"bootstrap.servers": state.bootstrap_servers,
+              **(sandbox_secure.client_properties(sandbox.root) if state.secure else {})}
+    kafka = KafkaBackend(client, timeout=15.0)
+    if any(t.name == DEMO_TOPIC for t in kafka.metadata().topics):
+        return
+    try:
+        kafka.create_topic(DEMO_TOPIC, 3, min(3, state.brokers))
+    except StreamctlError as exc:
+        if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
+            raise
+
+
+def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
+    ensure_demo_topic(sandbox, state)
+    kraft = state.mode == "kraft"
+    kafka_set = maven.KAFKA_KRAFT if kraft else maven.KAFKA
+    file_set = CONNECT_FILE_KRAFT if kraft else CONNECT_FILE
+    plugins = sandbox.root / "plugins"
+    plugin_dir = plugins / "connect-file"
+    plugin_dir.mkdir(parents=True, exist_ok=True)
+    # Only the connector's own jar: its dependencies are the worker's (kafka-clients, connect-api).
+    for jar in maven.lib_dir(file_set, sandbox.jars_root).glob("connect-file-*.jar"):
+        link = plugin_dir / jar.name
+        if not link.exists():
+            link.symlink_to(jar)
+    (sandbox.root / "data" / "connect").mkdir(parents=True, exist_ok=True)
+    port = procs.free_ports(1)[0]
+    conf = sandbox.root / "conf"
+    properties = conf / "connect.properties"
+    write_atomic(properties, worker_properties(sandbox.root, state, port, plugins), mode=0o600)
+    log_flag = (f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}" if kraft
+                else f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}")
+    argv = ["java", "-Xms64m", f"-Xmx{HEAP}", *JVM_FLAGS, log_flag,
+            "-cp", maven.classpath(kafka_set, sandbox.jars_root),
+            "org.apache.kafka.connect.cli.ConnectDistributed", str(properties)]
+    return [Service(SERVICE, "connect", port, argv, str(sandbox.root / "logs" / f"{SERVICE}.log"))]
+
+
+def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
+    """The REST API answers, the demo connector is configured (PUT of a config is idempotent; a
+    409 while the worker joins its group is asked again on the next poll) and has a status."""
+    base = f"http://127.0.0.1:{service.port}"
+    try:
+        with httpx.Client(timeout=5.0) as client:
+            if client.get(base + "/").status_code != 200:
+                return False
+            answer = client.put(f"{base}/connectors/{DEMO_CONNECTOR}/config",
+                                content=json.dumps(demo_connector(sandbox.root)),
+                                headers={"Content-Type": "application/json"})
+            if answer.status_code not in (200, 201):
+                return False
+            return client.get(f"{base}/connectors/{DEMO_CONNECTOR}/status").status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def context(state: SandboxState) -> dict:
+    base = url(state)
+    return {"connect": {"urls": [base], "timeout": 10.0}} if base else {}
+
+
+ADDON = Addon(role="connect", artifact_sets=(CONNECT_FILE, CONNECT_FILE_KRAFT), plan=plan, ready=ready,
+              context=context, secure=True)
