@@ -8,6 +8,7 @@ expand=info`, whatever the number of connectors.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -15,6 +16,9 @@ import httpx
 
 from streamctl.errors import StreamctlError
 from streamctl.model.connect import ConnectCluster, ConnectPlugin, ConnectTask, Connector
+
+
+REBALANCE_PAUSE = 0.5  # seconds between asks while the workers rebalance
 
 
 class ConnectError(StreamctlError):
@@ -136,13 +140,23 @@ class ConnectBackend:
     def _get(self, path: str) -> Any:
         return self._request("GET", path)[1]
 
+    def _answer(self, method: str, url: str, **kwargs) -> httpx.Response:
+        """One request, asked again while the workers rebalance (Connect answers 409, or 500
+        "a rebalance is expected", and tells clients to retry), for at most one timeout."""
+        give_up = time.monotonic() + self.timeout
+        while True:
+            response = self._client.request(method, url, **kwargs)
+            if not _rebalancing(response) or time.monotonic() + REBALANCE_PAUSE > give_up:
+                return response
+            time.sleep(REBALANCE_PAUSE)
+
     def _request(self, method: str, path: str, *, base: str | None = None, **kwargs) -> tuple[str, Any]:
         """(the worker URL that answered, the decoded body). Unreachable workers are skipped;
         an HTTP error from a worker that answered is final (another worker would say the same)."""
         failures = []
         for url in [base] if base else self.urls:
             try:
-                response = self._client.request(method, url + path, **kwargs)
+                response = self._answer(method, url + path, **kwargs)
             except httpx.TimeoutException:
                 failures.append(f"{url}: no answer within {self.timeout:g} s")
                 continue
@@ -189,10 +203,17 @@ def _worker_message(response: httpx.Response) -> str:
     return lines[0] if lines else ""
 
 
+def _rebalancing(response: httpx.Response) -> bool:
+    if response.status_code not in (409, 500):
+        return False
+    message = _worker_message(response).lower()
+    return "rebalance" in message or "momentarily" in message
+
+
 def _http_reason(response: httpx.Response) -> str:
     first = _worker_message(response)
-    if response.status_code == 409 and ("rebalance" in first.lower() or "momentarily" in first.lower()):
-        return f"409 {first} (the workers are rebalancing: try again in a few seconds)"
+    if _rebalancing(response):
+        return f"{response.status_code} {first} (the workers are rebalancing: try again in a few seconds)"
     return f"{response.status_code} {first}".strip()
 
 

@@ -25,12 +25,12 @@ def _connect(session: Session, operation: str | None = None):
     from streamctl.connect.collect import backend_for
 
     ctx = session.context()
-    if ctx.connect is None:
-        raise UsageError(f"context '{ctx.name}' has no connect: section (the workers' REST URLs)")
-    if operation:
+    if operation:  # refused before anything is read
         from streamctl.ops import require_writable
 
         require_writable(operation, ctx, session.read_only_flag)
+    if ctx.connect is None:
+        raise UsageError(f"context '{ctx.name}' has no connect: section (the workers' REST URLs)")
     with backend_for(ctx) as backend:
         yield ctx, backend
 
@@ -108,11 +108,11 @@ def connect_create(session: Session, name: str | None, config_file: Path, execut
     """Create a connector (the worker validates the config first; the plan lists it, masked)."""
     from streamctl.connect import plans
 
-    file_name, config = plans.read_config_file(config_file)
-    name = name or file_name
-    if not name:
-        raise UsageError(f"no connector name: give NAME or a \"name\" in {config_file}")
     with _connect(session, "connect create") as (ctx, backend):
+        file_name, config = plans.read_config_file(config_file)
+        name = name or file_name
+        if not name:
+            raise UsageError(f"no connector name: give NAME or a \"name\" in {config_file}")
         plan = plans.plan_create(backend, name, config)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_config(ctx, backend, plan))
@@ -128,8 +128,8 @@ def connect_update(session: Session, name: str, config_file: Path, execute: bool
     """Replace a connector's config (the plan is the diff, secrets masked)."""
     from streamctl.connect import plans
 
-    _, config = plans.read_config_file(config_file)
     with _connect(session, "connect update") as (ctx, backend):
+        _, config = plans.read_config_file(config_file)
         plan = plans.plan_update(backend, name, config)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_config(ctx, backend, plan),

@@ -42,8 +42,8 @@ SECRETS = {
 
 SUMMARY = (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM}, "
            f"ZooKeeper SASL {ZK_MECHANISM} required, Kafka's znodes under ACLs")
-ADDONS_SKIPPED = ("--secure starts ZooKeeper and Kafka only: the demo Flume agent and Spark job "
-                  "do not speak SASL")
+ADDONS_SKIPPED = ("--secure starts ZooKeeper, Kafka and the Connect worker (which logs in with SCRAM): "
+                  "the demo Flume agent and Spark job do not speak SASL")
 
 
 class Secrets:

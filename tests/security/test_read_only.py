@@ -8,12 +8,16 @@ the plain sandbox; this covers every one, on the secure sandbox.)
 
 from __future__ import annotations
 
+import json
+
 import click
+import httpx
 import pytest
 
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.cli import cli
+from streamctl.connect.sandbox_addon import url
 from tests.security.helpers import one_error_line, topic_with_group, unique
 
 pytestmark = pytest.mark.integration
@@ -38,6 +42,19 @@ MUTATIONS = {
     ("agents", "stop"): (["agents", "stop", "weblogs", "--execute"], "agents.stop"),
     ("jobs", "start"): (["jobs", "start", "weblog-stats", "--execute"], "jobs start"),
     ("jobs", "stop"): (["jobs", "stop", "weblog-stats", "--execute"], "jobs stop"),
+    ("connect", "create"): (["connect", "create", "{new}", "--config", "{connector_config}", "--execute"],
+                            "connect create"),
+    ("connect", "update"): (["connect", "update", "weblog-archive", "--config", "{connector_config}", "--execute"],
+                            "connect update"),
+    ("connect", "pause"): (["connect", "pause", "weblog-archive", "--execute"], "connect pause"),
+    ("connect", "resume"): (["connect", "resume", "weblog-archive", "--execute"], "connect resume"),
+    ("connect", "stop"): (["connect", "stop", "weblog-archive", "--execute"], "connect stop"),
+    ("connect", "restart"): (["connect", "restart", "weblog-archive", "--execute"], "connect restart"),
+    ("connect", "delete"): (["connect", "delete", "weblog-archive", "--execute"], "connect delete"),
+    ("connect", "offsets", "reset"): (["connect", "offsets", "reset", "weblog-archive", "--execute"],
+                                      "connect offsets reset"),
+    ("connect", "offsets", "undo"): (["connect", "offsets", "undo", "weblog-archive", "--execute"],
+                                     "connect offsets undo"),
 }
 
 
@@ -68,7 +85,10 @@ def scene(secure):
     znode = f"/{unique('ro')}"
     with zookeeper(secure) as zk:
         zk.create(znode, b"keep")
-    return {"topic": topic, "group": group, "znode": znode, "new": unique("ro"), "new_znode": f"/{unique('ro')}"}
+    connector_config = secure.tmp / "connector.json"
+    connector_config.write_text(json.dumps({"connector.class": "FileStreamSink", "topics": topic, "file": "/dev/null"}))
+    return {"topic": topic, "group": group, "znode": znode, "new": unique("ro"), "new_znode": f"/{unique('ro')}",
+            "connector_config": str(connector_config)}
 
 
 def zookeeper(secure) -> ZooKeeperBackend:
@@ -89,6 +109,7 @@ def world(secure, scene) -> dict:
             "offsets": kafka.committed(scene["group"]),
             "znode": (node.data, node.stat.version),
             "new znode": zk.exists(scene["new_znode"]),
+            "connectors": httpx.get(f"{url(secure.state)}/connectors?expand=status&expand=info", timeout=10).json(),
             "state files": sorted(str(p.relative_to(state)) for p in state.rglob("*")
                                   if "sandbox" not in p.relative_to(state).parts),
         }

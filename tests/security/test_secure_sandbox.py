@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import stat
+import time
 
 import pytest
 import yaml
@@ -81,3 +82,31 @@ def test_kafka_znodes_carry_acls_and_hide_the_credentials(secure):
         hidden = secure.cli("zk", *args)
         assert hidden.returncode == 1
         assert hidden.stderr.strip() == f"streamctl: error: not authorised: {what}"
+
+
+def test_the_connect_worker_logs_in_with_scram_and_runs_the_demo_sink(secure):
+    """The worker's clients (its own, the sink's consumer) log in as the SCRAM user; the sandbox
+    context reaches its REST API; its properties file holding the password is 0600."""
+    import httpx
+
+    from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+
+    base = url(secure.state)
+
+    def running():
+        try:
+            status = httpx.get(f"{base}/connectors/{DEMO_CONNECTOR}/status", timeout=5).json()
+        except (httpx.HTTPError, ValueError):
+            return False
+        return status.get("connector", {}).get("state") == "RUNNING" and \
+            [t["state"] for t in status.get("tasks", [])] == ["RUNNING"]
+
+    deadline = time.monotonic() + 90
+    while not running():
+        assert time.monotonic() < deadline, "the demo sink never ran on the secure stack"
+        time.sleep(1)
+    result = secure.cli("connect", "list", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert [c["state"] for c in json.loads(result.stdout)["connectors"]] == ["RUNNING"]
+    properties = secure.root / "conf" / "connect.properties"
+    assert "ScramLoginModule" in properties.read_text() and properties.stat().st_mode & 0o777 == 0o600

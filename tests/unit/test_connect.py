@@ -115,3 +115,15 @@ def test_config_files_in_every_form(tmp_path):
     assert read_config_file(props) == ("n3", {"name": "n3", "topics": "t1,t2", "file": "/tmp/out.txt"})
     with pytest.raises(UsageError, match="cannot read"):
         read_config_file(tmp_path / "missing.json")
+
+
+def test_a_rebalancing_worker_is_asked_again_within_the_timeout(monkeypatch):
+    from streamctl.backends import connect as connect_backend
+
+    monkeypatch.setattr(connect_backend, "REBALANCE_PAUSE", 0.01)
+    answers = [httpx.Response(500, json={"error_code": 500, "message":
+                                         "Request cannot be completed because a rebalance is expected"}),
+               httpx.Response(200, json=json.loads((FIXTURES / "root.json").read_text()))]
+    backend = connect_backend.ConnectBackend(["http://w:8083"], timeout=5)
+    backend._client = httpx.Client(transport=httpx.MockTransport(lambda request: answers.pop(0)))
+    assert backend._request("GET", "/")[1]["version"] == "3.9.2" and answers == []
