@@ -62,6 +62,7 @@ def _metrics(cluster: ConnectCluster) -> list[Metric]:
         Metric("connect_connectors", len(cluster.connectors), "Connectors", min=0),
         Metric("connect_connectors_failed", sum(c.state == FAILED for c in cluster.connectors),
                "Connectors in state FAILED", min=0, crit=0),
+        Metric("connect_tasks", len(tasks), "Tasks", min=0),
         Metric("connect_tasks_running", sum(t.state == "RUNNING" for t in tasks), "Tasks in state RUNNING", min=0),
         Metric("connect_tasks_failed", sum(t.state == FAILED for t in tasks), "Tasks in state FAILED",
                min=0, crit=0),

@@ -45,7 +45,7 @@ def test_a_healthy_cluster_has_no_findings_and_counts_tasks():
     assert findings == []
     values = {m.name: m.value for m in metrics if not m.labels}
     assert values == {"connect_up": 1, "connect_connectors": 1, "connect_connectors_failed": 0,
-                      "connect_tasks_running": 1, "connect_tasks_failed": 0}
+                      "connect_tasks": 1, "connect_tasks_running": 1, "connect_tasks_failed": 0}
 
 
 def test_a_failed_task_is_crit_naming_connector_task_worker_and_trace():
