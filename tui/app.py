@@ -11,6 +11,7 @@ from streamctl.tui.palette import StreamctlCommands, entries
 from streamctl.tui.trace import Trace
 from streamctl.tui.screens.agents import AgentsScreen
 from streamctl.tui.screens.brokers import BrokersScreen
+from streamctl.tui.screens.connect import ConnectScreen
 from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.screens.topics import TopicsScreen
@@ -25,9 +26,11 @@ SCREENS = {
     "zookeeper": ZooKeeperScreen,
     "agents": AgentsScreen,
     "jobs": JobsScreen,
+    "connect": ConnectScreen,
 }
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
-             "start_agent", "stop_agent", "start_job", "stop_job"}
+             "start_agent", "stop_agent", "start_job", "stop_job",
+             "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector"}
 
 
 class StreamctlApp(App):
@@ -42,6 +45,7 @@ class StreamctlApp(App):
         Binding("5", "switch_mode('zookeeper')", "ZooKeeper", id="mode.zookeeper"),
         Binding("6", "switch_mode('agents')", "Flume agents", id="mode.agents"),
         Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
+        Binding("8", "switch_mode('connect')", "Kafka Connect", id="mode.connect"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -54,6 +58,7 @@ class StreamctlApp(App):
         self.refresh_interval = refresh_interval
         self.context_factory = context_factory  # name -> a new source (switch context)
         self.last_kafka = None
+        self.last_connectors: list[str] = []  # names the Connect screen last showed (palette)
         self.trace: Trace | None = None
         self.mode_names = list(SCREENS)
         for name, screen in SCREENS.items():
@@ -93,11 +98,13 @@ class StreamctlApp(App):
         from streamctl.tui.screens.group_detail import GroupDetailScreen
         from streamctl.tui.screens.topic_detail import TopicDetailScreen
         from streamctl.tui.widgets.filter_table import FilterTable
+        from streamctl.tui.widgets.health_card import HealthCard
 
         palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette",
                           tooltip="command palette: jump to a topic or group, operations, contexts")
         titles = {b.action: b.description for b in self.BINDINGS}
-        sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS)]
+        sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS),
+                    ("Overview cards", HealthCard.BINDINGS)]
         screens = [(titles[f"switch_mode('{name}')"], screen) for name, screen in SCREENS.items()]
         screens += [("Topic detail", TopicDetailScreen), ("Group detail", GroupDetailScreen)]
         # Each class's own bindings: the inherited ones (focus moves) are Textual's, not ours.
@@ -133,6 +140,14 @@ class StreamctlApp(App):
             self.notify(result, markup=False)
             self.action_refresh_screen()
 
+    def confirm_operation(self, request) -> None:
+        """The plan dialog of an operation that needs no form (refused in a read-only context)."""
+        if self.refuse_in_read_only():
+            return
+        from streamctl.tui.screens.plan_dialog import PlanDialog
+
+        self.push_screen(PlanDialog(request), self._operation_done)
+
     def elect_leaders(self) -> None:
         from streamctl.kafka import execute as kafka_exec
         from streamctl.tui.screens.plan_dialog import OperationRequest
@@ -143,13 +158,8 @@ class StreamctlApp(App):
             kafka_exec.elect_leaders(kafka, context, plan)
             return "preferred leaders elected"
 
-        request = OperationRequest("Elect preferred leaders",
-                                   lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
-        if self.refuse_in_read_only():
-            return
-        from streamctl.tui.screens.plan_dialog import PlanDialog
-
-        self.push_screen(PlanDialog(request), self._operation_done)
+        self.confirm_operation(OperationRequest("Elect preferred leaders",
+                                                lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run))
 
     # ---- palette and contexts --------------------------------------------------------------
 
@@ -168,6 +178,7 @@ class StreamctlApp(App):
         if close is not None:
             close()
         self.last_kafka = None
+        self.last_connectors = []
         self._show_context()
         self.action_refresh_screen()
         self.notify(f"switched to context {name}")

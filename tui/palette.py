@@ -1,4 +1,4 @@
-"""Command palette: jump to a topic or group, run an operation, switch context."""
+"""Command palette: jump to a topic or group, run an operation (Kafka, Connect), switch context."""
 
 from __future__ import annotations
 
@@ -36,7 +36,27 @@ def entries(app) -> list[tuple[str, str, object]]:
         if snap is not None:
             found += [(f"reset offsets of {g.id}", "operation",
                        partial(app.open_operation, ResetOffsetsDialog(g.id))) for g in snap.groups]
+        found += connector_operations(app)
     found += [(f"switch context {name}", "reconnect to another cluster", partial(app.switch_context, name))
               for name in app.context_names()]
     found += [(f"show {mode}", "screen", partial(app.switch_mode, mode)) for mode in app.mode_names]
     return found
+
+
+def connector_operations(app) -> list[tuple[str, str, object]]:
+    """Pause, resume, stop, restart and delete each connector the Connect screen last showed."""
+    from streamctl.tui.screens.connect import state_request
+
+    found: list[tuple[str, str, object]] = []
+    for name in app.last_connectors:
+        found += [(f"{action} connector {name}", "operation",
+                   partial(app.confirm_operation, state_request(app.source, name, action)))
+                  for action in ("pause", "resume", "stop", "delete")]
+        found.append((f"restart connector {name}", "operation", partial(_restart_dialog, app, name)))
+    return found
+
+
+def _restart_dialog(app, name: str) -> None:
+    from streamctl.tui.screens.dialogs import RestartConnectorDialog
+
+    app.open_operation(RestartConnectorDialog(name))

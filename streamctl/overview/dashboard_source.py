@@ -7,6 +7,7 @@ thread workers only.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -37,6 +38,10 @@ class DashboardSource(Protocol):
 
     def spark_jobs(self) -> list: ...
 
+    def connect_cluster(self): ...  # a ConnectCluster, None when not configured
+
+    def connect_backend(self): ...  # the client operations plan and execute with
+
 
 @dataclass
 class Dashboard:
@@ -50,6 +55,8 @@ class Dashboard:
     _last_sample: float = float("-inf")  # time.monotonic() of this dashboard's last lag-history sample
     _zk: object = None
     _flume_polls: dict = field(default_factory=dict)
+    _connect: object = None
+    _connect_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self):
         from streamctl import paths
@@ -125,11 +132,14 @@ class Dashboard:
         return self._zk
 
     def close(self) -> None:
-        """End the ZooKeeper session (and its watches) and the Kafka client process; the app
-        calls this when it exits or switches context."""
+        """End the ZooKeeper session (and its watches), the Connect client and the Kafka client
+        process; the app calls this when it exits or switches context."""
         zk, self._zk = self._zk, None
         if zk is not None:
             zk.close()
+        connect, self._connect = self._connect, None
+        if connect is not None:
+            connect.close()
         self.kafka.close()
 
     def zk_ensemble(self) -> list:
@@ -177,6 +187,29 @@ class Dashboard:
             return []
         with ThreadPoolExecutor(max_workers=min(8, len(agents))) as pool:
             return list(pool.map(one, agents))
+
+    # ---- Kafka Connect ------------------------------------------------------------------------
+
+    def connect_backend(self):
+        """The context's Connect REST client, opened on first use and shared by the refreshes and
+        the operations (httpx clients may be shared between threads); every call is bounded by
+        connect.timeout. Raises UsageError when the context has no connect: section."""
+        from streamctl.connect.collect import backend_for, configured
+        from streamctl.errors import UsageError
+
+        if not configured(self.ctx):
+            raise UsageError(f"context '{self.context_name}' has no connect: section (the workers' REST URLs)")
+        with self._connect_lock:  # two screens' first reads must not open two clients
+            if self._connect is None:
+                self._connect = backend_for(self.ctx)
+            return self._connect
+
+    def connect_cluster(self):
+        """Every connector with its status, tasks and config (two REST calls), or None when the
+        context has no Connect cluster."""
+        from streamctl.connect.collect import configured
+
+        return self.connect_backend().cluster() if configured(self.ctx) else None
 
     def health(self) -> Evaluation:
         from streamctl.check.evaluate import configured_components, evaluate

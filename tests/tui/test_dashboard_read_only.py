@@ -5,9 +5,11 @@ the action opens no plan. Afterwards nothing has changed and nothing was audited
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from textual.binding import Binding
 
+from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.jobs import launcher
 from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
@@ -55,6 +57,7 @@ def world(sandbox, topic: str, group: str, admin) -> dict:
         "offsets": admin.committed(group),
         "agent pid": sandbox.sandbox.service(f"flume-{AGENT}")[1].pid,
         "job pid": launcher.load_run(JOB).pid,
+        "connector": httpx.get(f"{url(sandbox.state)}/connectors/{DEMO_CONNECTOR}/status", timeout=10).json(),
         "audit": audit.read_text() if audit.exists() else "",
     }
 
@@ -71,7 +74,8 @@ async def test_read_only_dashboard_refuses_every_mutation(sandbox, scene):
     tried: set[str] = set()
     # Each screen that binds operations, with a row selected so an action has a target; Enter
     # on the topic and the group opens their detail screens.
-    visits = [("3", topic, True), ("4", group, True), ("6", AGENT, False), ("7", JOB, False)]
+    visits = [("3", topic, True), ("4", group, True), ("6", AGENT, False), ("7", JOB, False),
+              ("8", DEMO_CONNECTOR, False)]
     async with app.run_test(size=(120, 40)) as pilot:
         for key, pick, detail in visits:
             await pilot.press(key)

@@ -3,12 +3,13 @@ through the same core as the CLI (streamctl.ops)."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from streamctl.errors import UsageError
 from streamctl.tui.screens.plan_dialog import OperationRequest
@@ -205,3 +206,30 @@ class ResetOffsetsDialog(FormDialog):
             return f"offsets of {group} reset; undo file {undo}" if undo else f"offsets of {group} reset"
 
         return OperationRequest(self.heading, plan, run)
+
+
+class RestartConnectorDialog(FormDialog):
+    """Restart: the connector alone, or with its tasks; everything, or only what FAILED."""
+
+    DEFAULT_CSS = FORM_CSS.format(name="RestartConnectorDialog")
+
+    def __init__(self, name: str, only_failed: bool = False) -> None:
+        super().__init__()
+        self.connector = name
+        self.only_failed = only_failed
+        self.heading = f"Restart connector {escape(name)}"
+
+    def fields(self) -> ComposeResult:
+        yield Checkbox("include its tasks", value=True, id="include-tasks")
+        yield Checkbox("only what FAILED", value=self.only_failed, id="only-failed")
+
+    def request(self) -> OperationRequest:
+        from streamctl.connect import plans
+
+        include_tasks = self.query_one("#include-tasks", Checkbox).value
+        only_failed = self.query_one("#only-failed", Checkbox).value
+        source, name = self.app.source, self.connector
+        title = f"Restart connector {name}" + (" and its tasks" if include_tasks else "")
+        return OperationRequest(title + (" (only what FAILED)" if only_failed else ""),
+                                lambda: plans.plan_restart(source.connect_backend(), name, include_tasks, only_failed),
+                                lambda p: plans.apply_state(source.ctx, source.connect_backend(), p))

@@ -1,10 +1,12 @@
-"""Overview: a health card per component and the current findings, worst first."""
+"""Overview: a health card per component and the current findings, worst first. Enter or a
+click on a card opens its component's screen."""
 
 from __future__ import annotations
 
 import sys
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
@@ -14,7 +16,10 @@ from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard
 
-COMPONENTS = ("kafka", "zookeeper", "flume", "spark")
+COMPONENTS = ("kafka", "zookeeper", "flume", "spark", "connect")
+OPTIONAL = {"connect"}  # a card only while the context configures it
+CARD_SCREENS = {"kafka": "brokers", "zookeeper": "zookeeper", "flume": "agents", "spark": "jobs",
+                "connect": "connect"}
 SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "OK": "green"}
 # Metrics shown on each card: (metric name, label)
 FIGURES = {
@@ -24,6 +29,8 @@ FIGURES = {
                   ("zookeeper_latency_avg_ms", "avg ms"), ("zookeeper_kafka_brokers", "kafka brokers")],
     "flume": [("flume_agents_up", "agents up"), ("flume_max_channel_fill_pct", "max fill %")],
     "spark": [("spark_jobs", "jobs"), ("spark_jobs_down", "down")],
+    "connect": [("connect_up", "up"), ("connect_connectors", "connectors"),
+                ("connect_tasks_running", "tasks running"), ("connect_tasks_failed", "tasks failed")],
 }
 
 
@@ -33,7 +40,9 @@ class OverviewScreen(DataScreen):
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="cards"):
             for component in COMPONENTS:
-                yield HealthCard(component, id=f"card-{component}")
+                card = HealthCard(component, id=f"card-{component}")
+                card.display = component not in OPTIONAL
+                yield card
         # Worst first: sorted by severity rank, descending (ties keep the findings' order).
         yield FilterTable(["severity", "component", "object", "finding"], sort_column=0, descending=True,
                           widths=[8, 9, 22, 200], table_id="findings")
@@ -48,22 +57,29 @@ class OverviewScreen(DataScreen):
 
     def fetch(self):
         evaluation = self.source.health()
-        return evaluation, _finding_rows(evaluation)
+        return evaluation, _finding_rows(evaluation), {"connect": _connect_figures(evaluation)}
 
     def show(self, data) -> None:
-        evaluation, rows = data
+        evaluation, rows, figures = data
         states = component_states(evaluation)
         for component in COMPONENTS:
             card = self.query_one(f"#card-{component}", HealthCard)
+            card.display = component in states or component not in OPTIONAL
             if component not in states:
                 card.show("not configured", "")
                 continue
             reason = evaluation.unevaluated.get(component)
-            card.show(states[component].value, reason or _figures(component, evaluation.metrics))
+            card.show(states[component].value,
+                      reason or figures.get(component) or _figures(component, evaluation.metrics))
         self.query_one(FilterTable).set_rows(rows)
         if self.app.trace:
             self.call_after_refresh(self.app.trace.write, "overview_painted",
                                     pyspark_imported="pyspark" in sys.modules)
+
+
+    @on(HealthCard.Opened)
+    def _open_card(self, event: HealthCard.Opened) -> None:
+        self.app.switch_mode(CARD_SCREENS[event.card.component])
 
 
 def _finding_rows(evaluation) -> list:
@@ -88,6 +104,22 @@ def _figures(component: str, metrics) -> str:
     values = {m.name: m.value for m in metrics if not m.labels}
     parts = [f"{label} {_number(values[name])}" for name, label in FIGURES.get(component, []) if name in values]
     return "\n".join(parts) or "evaluated"
+
+
+def _connect_figures(evaluation) -> str | None:
+    """'2 connectors', '2/2 tasks running' (and the failed ones) from the metrics; None while no
+    worker answered (the metrics' own figures then)."""
+    values = {m.name: m.value for m in evaluation.metrics if m.name.startswith("connect_") and not m.labels}
+    if not values.get("connect_up"):
+        return None
+    failed = int(values.get("connect_tasks_failed", 0))
+    lines = [_count(int(values.get("connect_connectors", 0)), "connector"),
+             f"{int(values.get('connect_tasks_running', 0))}/{int(values.get('connect_tasks', 0))} tasks running"]
+    return "\n".join(lines + ([f"{_count(failed, 'task')} FAILED"] if failed else []))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _number(value: float) -> str:
