@@ -73,10 +73,9 @@ def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path)
         "offset.flush.interval.ms": 10_000,
         "scheduled.rebalance.max.delay.ms": 10_000,
     }
-    if state.secure:
-        client = sandbox_secure.java_client_properties(root)
+    if state.secure:  # the login itself is in the JAAS file (java_client_jaas)
         for prefix in ("", "producer.", "consumer.", "admin."):
-            props |= {prefix + key: value for key, value in client.items()}
+            props |= {prefix + key: value for key, value in sandbox_secure.JAVA_CLIENT_PROPERTIES.items()}
     return "".join(f"{key}={value}\n" for key, value in props.items())
 
 
@@ -114,10 +113,11 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     port = procs.free_ports(1)[0]
     conf = sandbox.root / "conf"
     properties = conf / "connect.properties"
-    write_atomic(properties, worker_properties(sandbox.root, state, port, plugins), mode=0o600)
+    write_atomic(properties, worker_properties(sandbox.root, state, port, plugins), mode=0o644)
     log_flag = (f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}" if kraft
                 else f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}")
-    argv = ["java", "-Xms64m", f"-Xmx{HEAP}", *JVM_FLAGS, log_flag,
+    jaas = [sandbox_secure.jaas_flag(sandbox_secure.java_client_jaas(sandbox.root))] if state.secure else []
+    argv = ["java", "-Xms64m", f"-Xmx{HEAP}", *JVM_FLAGS, *jaas, log_flag,
             "-cp", maven.classpath(kafka_set, sandbox.jars_root),
             "org.apache.kafka.connect.cli.ConnectDistributed", str(properties)]
     return [Service(SERVICE, "connect", port, argv, str(sandbox.root / "logs" / f"{SERVICE}.log"))]

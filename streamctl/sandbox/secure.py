@@ -175,12 +175,17 @@ def client_properties(root: Path) -> dict[str, str]:
             "sasl.username": CLIENT_USER, "sasl.password": Secrets(root).get("kafka-streamctl")}
 
 
-def java_client_properties(root: Path) -> dict[str, str]:
-    """The same login for a Java client (the Connect worker), password in clear: for a 0600 file."""
-    password = Secrets(root).get("kafka-streamctl")
-    return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
-            "sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
-                                f'username="{CLIENT_USER}" password="{password}";'}
+def java_client_jaas(root: Path) -> Path:
+    """A 0600 JAAS file whose `KafkaClient` section logs a Java client (the Connect worker) in as
+    the `streamctl` SCRAM user: the password stays out of properties files and command lines."""
+    path = Path(root) / "conf" / "client-jaas.conf"
+    write_atomic(path, "KafkaClient {\n  org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+                       f'  username="{CLIENT_USER}"\n  password="{Secrets(root).get("kafka-streamctl")}";\n}};\n',
+                 mode=0o600)
+    return path
+
+
+JAVA_CLIENT_PROPERTIES = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM}
 
 
 def context_fragment(root: Path) -> dict:

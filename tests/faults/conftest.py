@@ -6,17 +6,19 @@ from __future__ import annotations
 import os
 import signal
 
+import httpx
 import pytest
 
 from streamctl.jvm import processes as procs
 from streamctl.agents.sandbox_addon import AGENT_SERVICE
 from streamctl.backends.flume import FlumeError, fetch
+from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
 from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
 from streamctl.sandbox.stack import zookeeper_mode
 
-START_ORDER = ("zookeeper", "broker", "flume", "spark")
+START_ORDER = ("zookeeper", "broker", "flume", "spark", "connect")
 
 
 def _partitions_in_sync(sandbox) -> bool:
@@ -44,7 +46,8 @@ def _flume_answers(sandbox) -> bool:
 def restore(sandbox) -> None:
     """Resume paused services, restart dead ones (ZooKeeper, brokers, then the demo pipeline),
     then wait until ZooKeeper serves, every broker is registered with every partition in sync,
-    the Flume agent answers and the Spark job runs (leaderships stay where the fault left them)."""
+    the Flume agent answers, the Spark job runs and the Connect worker's demo sink runs
+    (leaderships stay where the fault left them)."""
     sb = sandbox.sandbox
     state = sb.state()
     for service in state.services:
@@ -66,6 +69,16 @@ def restore(sandbox) -> None:
     sandbox.wait_until(lambda: _flume_answers(sandbox), timeout=60, what="the Flume agent answering")
     sandbox.wait_until(lambda: (run := _job_run(sandbox)) is not None and run.alive, timeout=60,
                        what="the Spark job running")
+    sandbox.wait_until(lambda: _demo_sink_running(sb.state()), timeout=90, what="the demo sink running")
+
+
+def _demo_sink_running(state) -> bool:
+    try:
+        status = httpx.get(f"{url(state)}/connectors/{DEMO_CONNECTOR}/status", timeout=5).json()
+    except (httpx.HTTPError, ValueError):
+        return False
+    return status.get("connector", {}).get("state") == "RUNNING" and \
+        [t.get("state") for t in status.get("tasks", [])] == ["RUNNING"]
 
 
 @pytest.fixture(autouse=True)

@@ -31,6 +31,7 @@ from streamctl.jvm import processes as procs
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
+from streamctl.connect.sandbox_addon import DEMO_CONNECTOR
 from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
 from streamctl.sandbox.stack import zookeeper_mode
 from streamctl.tui.app import StreamctlApp
@@ -43,6 +44,7 @@ pytestmark = pytest.mark.integration
 GROUP = unique("faults")  # a consumer group the group commands must keep listing
 KAFKA_TIMEOUT = 10.0  # the sandbox context's per-call timeouts (Kafka, ZooKeeper)
 FLUME_TIMEOUT = 5.0  # streamctl.backends.flume.DEFAULT_TIMEOUT
+CONNECT_TIMEOUT = 10.0  # the sandbox context's connect.timeout
 HOLE_TIMEOUT = 4.0  # per-call timeouts of the black-hole context
 REFRESH = 1.5  # the dashboard's refresh interval in these tests
 COMPONENTS = ("kafka", "zookeeper", "flume", "spark")
@@ -221,6 +223,10 @@ def agent_back(app, scene) -> bool:
     return {"source", "channel", "sink"} <= {r[1] for r in rows(app, "#agents")}
 
 
+def connector_row_state(state: str):
+    return lambda app, scene: any(r[0] == DEMO_CONNECTOR and state in r[2] for r in rows(app, "#connector-list"))
+
+
 def job_row_state(state: str):
     return lambda app, scene: any(r[0] == JOB and r[1] == state for r in rows(app, "#jobs DataTable"))
 
@@ -299,6 +305,13 @@ FAULTS = [
         inject=kill_job, heal=start(JOB_SERVICE),
         overview=("spark",), overview_text=r"job weblog-stats is not running",
         screens=(("7", job_row_state("stopped")),), recovered=job_row_state("running")),
+    Fault(
+        "Connect worker killed", "connect", 2, r"Connect unreachable: http://127\.0\.0\.1:\d+: connection refused", (2,),
+        (error_naming("Connect unreachable: http://127.0.0.1:", CONNECT_TIMEOUT, "connect", "list"),
+         error_naming("connection refused", CONNECT_TIMEOUT, "connect", "status", DEMO_CONNECTOR)),
+        inject=kill("connect"), heal=start("connect"),
+        overview=("connect",), overview_text=r"Connect unreachable",
+        screens=(("8", banner_says(r"Connect unreachable")),), recovered=connector_row_state("RUNNING")),
     Fault(
         "black-hole endpoints", "kafka", 2, r"Kafka unreachable at {hole}", (2,),
         (error_naming("metadata request", HOLE_TIMEOUT, "brokers"),

@@ -2,7 +2,7 @@
 audit log and undo files) against the secure sandbox, then look for every password in what
 they printed, in every file under the XDG dirs (the sandbox's logs and data included), in the
 ZooKeeper AdminServer's answers and in the sandbox processes' command lines. The only files
-holding a password are the sandbox's 0600 secret and JAAS files."""
+holding a password are the sandbox's 0600 secret and JAAS files (the Connect worker's login too)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,9 @@ def commands(secure, config: Path, scratch: str, topic: str, group: str, tmp: Pa
         ([*c, "zk", "stat", "/brokers/ids/1", "-o", "json"], ok),
         ([*c, "zk", "kafka", "-o", "json"], ok),
         ([*c, "zk", "health", "-o", "json"], ok),
+        (["--context", "sandbox", "connect", "list", "-o", "json"], no_env),
+        (["--context", "sandbox", "connect", "describe", "weblog-archive", "-o", "json"], no_env),
+        (["--context", "sandbox", "check", "--component", "connect"], no_env),
         (["--context", "sandbox", "topics", "list"], no_env),
         (["sandbox", "status"], no_env),
         (["sandbox", "status", "-o", "json"], no_env),
@@ -96,7 +99,8 @@ def test_no_password_in_output_files_logs_or_command_lines(secure, tmp_path):
             assert secret not in result.stdout and secret not in result.stderr, f"a password printed by {args}"
 
     holders = {p for p in (secure.root / "secrets").iterdir()} | {
-        secure.root / "conf" / "kafka-jaas.conf", secure.root / "conf" / "zookeeper-jaas.conf"}
+        secure.root / "conf" / "kafka-jaas.conf", secure.root / "conf" / "zookeeper-jaas.conf",
+        secure.root / "conf" / "client-jaas.conf"}
     scanned = 0
     for folder in (secure.tmp, tmp_path):
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -108,7 +112,7 @@ def test_no_password_in_output_files_logs_or_command_lines(secure, tmp_path):
                 continue
             assert not found, f"a password in {path}"
     logs = list((secure.root / "logs").glob("*.log"))
-    assert {p.name for p in logs} == {"zookeeper.log", "kafka-1.log"} and scanned > 50
+    assert {p.name for p in logs} == {"zookeeper.log", "kafka-1.log", "connect.log"} and scanned > 50
     assert (secure.xdg_state / "streamctl" / "audit.jsonl").exists()
     assert list((secure.xdg_state / "streamctl" / "undo").rglob("*.csv"))
 

@@ -85,8 +85,8 @@ def test_kafka_znodes_carry_acls_and_hide_the_credentials(secure):
 
 
 def test_the_connect_worker_logs_in_with_scram_and_runs_the_demo_sink(secure):
-    """The worker's clients (its own, the sink's consumer) log in as the SCRAM user; the sandbox
-    context reaches its REST API; its properties file holding the password is 0600."""
+    """The worker's clients (its own, the sink's consumer) log in as the SCRAM user through a
+    0600 JAAS file; the sandbox context reaches its REST API."""
     import httpx
 
     from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
@@ -108,5 +108,6 @@ def test_the_connect_worker_logs_in_with_scram_and_runs_the_demo_sink(secure):
     result = secure.cli("connect", "list", "-o", "json")
     assert result.returncode == 0, result.stderr
     assert [c["state"] for c in json.loads(result.stdout)["connectors"]] == ["RUNNING"]
-    properties = secure.root / "conf" / "connect.properties"
-    assert "ScramLoginModule" in properties.read_text() and properties.stat().st_mode & 0o777 == 0o600
+    jaas = secure.root / "conf" / "client-jaas.conf"
+    assert "ScramLoginModule" in jaas.read_text() and jaas.stat().st_mode & 0o777 == 0o600
+    assert "SASL_PLAINTEXT" in (secure.root / "conf" / "connect.properties").read_text()
