@@ -19,6 +19,15 @@ def connect() -> None:
     resume, stop, restart, delete, offsets reset)."""
 
 
+def _render(name: str):
+    """A table renderer of streamctl.connect.render, imported only for table output (Rich)."""
+    def render(data) -> None:
+        from streamctl.connect import render as tables
+
+        getattr(tables, name)(data)
+    return render
+
+
 @contextmanager
 def _connect(session: Session, operation: str | None = None):
     """The context and a client for its Connect cluster; operations refused in read-only mode."""
@@ -41,11 +50,10 @@ def _connect(session: Session, operation: str | None = None):
 def connect_list(session: Session, output: str) -> None:
     """Every connector with type, state and tasks (one REST call for all of them)."""
     from streamctl.connect import serialize
-    from streamctl.connect.render import connectors_table
 
     with _connect(session) as (_, backend):
         cluster = backend.cluster()
-    emit(output, serialize.cluster_summary(cluster), connectors_table)
+    emit(output, serialize.cluster_summary(cluster), _render("connectors_table"))
 
 
 @connect.command("status")
@@ -57,11 +65,10 @@ def connect_status(session: Session, name: str, trace: bool, output: str) -> Non
     """A connector's state and its tasks with their workers."""
     from streamctl.connect import serialize
     from streamctl.connect.plans import existing
-    from streamctl.connect.render import status_view
 
     with _connect(session) as (_, backend):
         connector = existing(backend, name)
-    emit(output, serialize.connector_status(connector, trace), status_view)
+    emit(output, serialize.connector_status(connector, trace), _render("status_view"))
 
 
 @connect.command("describe")
@@ -72,11 +79,10 @@ def connect_describe(session: Session, name: str, output: str) -> None:
     """A connector's config (secrets masked)."""
     from streamctl.connect import serialize
     from streamctl.connect.plans import existing
-    from streamctl.connect.render import config_table
 
     with _connect(session) as (_, backend):
         connector = existing(backend, name)
-    emit(output, serialize.connector_config(connector), config_table)
+    emit(output, serialize.connector_config(connector), _render("config_table"))
 
 
 @connect.command("plugins")
@@ -84,11 +90,10 @@ def connect_describe(session: Session, name: str, output: str) -> None:
 @click.pass_obj
 def connect_plugins(session: Session, output: str) -> None:
     """Connector plugins installed on the workers."""
-    from streamctl.connect.render import plugins_table
 
     with _connect(session) as (_, backend):
         plugins = backend.plugins()
-    emit(output, [{"class": p.class_name, "type": p.type, "version": p.version} for p in plugins], plugins_table)
+    emit(output, [{"class": p.class_name, "type": p.type, "version": p.version} for p in plugins], _render("plugins_table"))
 
 
 # ---- create and update ---------------------------------------------------------------------
@@ -218,14 +223,13 @@ def connect_offsets() -> None:
 def offsets_show(session: Session, name: str, output: str) -> None:
     """The connector's offsets (a sink's: its consumer group's, per partition)."""
     from streamctl.connect.plans import compact, existing, partition_label
-    from streamctl.connect.render import offsets_table
 
     with _connect(session) as (_, backend):
         existing(backend, name)
         offsets = backend.offsets(name)
     data = {"connector": name, "offsets": [{"partition": partition_label(e.get("partition")),
                                             "offset": compact(e.get("offset")), "raw": e} for e in offsets]}
-    emit(output, data, offsets_table)
+    emit(output, data, _render("offsets_table"))
 
 
 @connect_offsets.command("reset")
