@@ -372,6 +372,14 @@ class ConnectSettings(_Model):
     """Connectors (fnmatch globs) that are PAUSED or STOPPED on purpose: no warning for them."""
 
 
+class RecordsSettings(_Model):
+    """How records are shown (`topics read`, `groups peek`, the dashboard's Records pane)."""
+
+    mask: list[str] = Field(default_factory=list)
+    """Masked in every output: 'value.PATH' JSON fields and 'headers.NAME' headers (globs);
+    fields and headers named like passwords, secrets and tokens always are."""
+
+
 class Context(_Model):
     """One environment: a Kafka cluster and what runs around it."""
 
@@ -387,6 +395,8 @@ class Context(_Model):
     """Spark Structured Streaming jobs."""
     connect: ConnectSettings | None = None
     """The Kafka Connect cluster."""
+    records: Section[RecordsSettings] = Field(default_factory=RecordsSettings)
+    """Record display (masking)."""
     thresholds: Section[Thresholds] = Field(default_factory=Thresholds)
     """Health rule limits."""
     include: Section[IncludeFilter] = Field(default_factory=IncludeFilter)

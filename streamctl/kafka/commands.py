@@ -71,7 +71,7 @@ def brokers(session: Session, output: str) -> None:
 
 @click.group()
 def topics() -> None:
-    """Topics: list, describe (operations: create, add-partitions, alter-config, delete)."""
+    """Topics: list, describe, read (operations: create, add-partitions, alter-config, delete, produce)."""
 
 
 @topics.command("list")
@@ -118,7 +118,7 @@ def topics_describe(session: Session, name: str, output: str) -> None:
 
 @click.group()
 def groups() -> None:
-    """Consumer groups: list, describe, lag (operations: reset-offsets, undo-reset)."""
+    """Consumer groups: list, describe, lag, peek (operations: reset-offsets, undo-reset)."""
 
 
 @groups.command("list")
@@ -190,6 +190,11 @@ def _attach_operations() -> None:
         topics.add_command(command)
     groups.add_command(kafka_ops.groups_reset_offsets)
     groups.add_command(kafka_ops.groups_undo_reset)
+    from streamctl.kafka import record_commands
+
+    topics.add_command(record_commands.topics_read)
+    topics.add_command(record_commands.topics_produce)
+    groups.add_command(record_commands.groups_peek)
 
 
 _attach_operations()

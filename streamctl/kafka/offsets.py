@@ -68,23 +68,23 @@ def parse_topic_specs(specs: tuple[str, ...]) -> list[tuple[str, list[int] | Non
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?")
 
 
-def parse_datetime(text: str) -> int:
+def parse_datetime(text: str, option: str = "--to-datetime") -> int:
     """ISO 8601 (as the Kafka tool takes it: YYYY-MM-DDTHH:mm:SS.sss, optional zone) -> epoch ms.
 
     Without a zone the local time zone applies, as in Kafka's tool.
     """
     if not _DATETIME.fullmatch(text):
-        raise UsageError(f"--to-datetime {text!r}: expected ISO 8601 like 2026-11-25T13:45:00.000Z")
+        raise UsageError(f"{option} {text!r}: expected ISO 8601 like 2026-11-25T13:45:00.000Z")
     zone = re.search(r"[+-](\d{2}):?(\d{2})$", text)
     if zone and (int(zone[1]) > 23 or int(zone[2]) > 59):
-        raise UsageError(f"--to-datetime {text!r}: zone offset out of range (at most ±23:59)")
+        raise UsageError(f"{option} {text!r}: zone offset out of range (at most ±23:59)")
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
         if moment.tzinfo is None:
             moment = moment.astimezone()
         return int(moment.timestamp() * 1000)
     except (ValueError, OverflowError, OSError) as exc:  # e.g. a year outside 1-9999 once in UTC
-        raise UsageError(f"--to-datetime {text!r}: {exc}") from None
+        raise UsageError(f"{option} {text!r}: {exc}") from None
 
 
 _DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")

@@ -74,3 +74,36 @@ def reset_table(plan, resets) -> None:
     print_table(table)
     for warning in plan.warnings:
         out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def records_table(records) -> None:
+    """Records: partition, offset, time, key, a bounded value preview, headers (escaped text)."""
+    from rich.markup import escape
+
+    from streamctl.kafka.records import preview
+
+    simple_table("records", ["partition", "offset", "timestamp", "key", "value", "headers"],
+                 [[r.partition, r.offset, _when(r.timestamp), escape(preview(r.key, 24)), escape(preview(r.value)),
+                   escape(", ".join(f"{k}={preview(v, 16)}" for k, v in r.headers))] for r in records],
+                 frozenset({"partition", "offset"}))
+
+
+def peek_view(views) -> None:
+    """Per partition: where the group stands, then the records it will process next."""
+    from rich.markup import escape
+
+    for v in views:
+        out.print(f"[bold]{escape(v.topic)}/{v.partition}[/bold] group {escape(v.group)}: committed {v.committed}, "
+                  f"log end {v.log_end}, lag {v.lag}, {v.status}", highlight=False)
+        if v.error:
+            out.print(f"[yellow]{escape(v.error)}[/yellow]", highlight=False)
+        if v.records:
+            records_table(v.records)
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -1,0 +1,169 @@
+"""Reading and writing records: a consumer that only assigns partitions (it never joins a group
+and never commits, so no one's offsets can move) and a producer whose every delivery report is
+checked. Every wait is bounded."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Callable, Iterable, Iterator
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import KafkaError as KafkaErrorCode
+
+from streamctl.backends.kafka_client import KafkaError, new_client, reason, socket_timeout_ms
+from streamctl.model.records import OutgoingRecord, Record
+
+BATCH = 1000
+TIMESTAMP_TYPES = {0: "none", 1: "create", 2: "log-append"}
+
+
+class RecordReader:
+    """assign() + consume(): reads `start` offsets onward, stops at each partition's end offset
+    (as it was when reading began) unless `follow`."""
+
+    def __init__(self, client_config: dict[str, str], timeout: float = 10.0):
+        self.timeout = timeout
+        self._consumer = new_client(Consumer, {
+            **client_config,
+            "group.id": f"streamctl-read-{uuid.uuid4().hex[:8]}",  # never joined, never committed
+            "enable.auto.commit": "false",
+            "enable.auto.offset.store": "false",
+            "enable.partition.eof": "true",
+            "auto.offset.reset": "earliest",
+            "socket.timeout.ms": socket_timeout_ms(timeout),
+            "log_level": "0",
+        })
+
+    def close(self) -> None:
+        self._consumer.close()
+
+    def __enter__(self) -> RecordReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- where to start ------------------------------------------------------------------
+
+    def partitions(self, topic: str) -> list[int]:
+        try:
+            md = self._consumer.list_topics(topic, timeout=self.timeout)
+        except KafkaException as exc:
+            raise KafkaError(f"metadata request failed: {reason(exc)}") from None
+        meta = md.topics.get(topic)
+        if meta is None or (meta.error is not None and meta.error.code() == KafkaErrorCode.UNKNOWN_TOPIC_OR_PART):
+            raise KafkaError(f"no topic {topic!r} in the cluster")
+        if meta.error is not None:
+            raise KafkaError(f"topic {topic!r}: {meta.error.str()}")
+        return sorted(meta.partitions)
+
+    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+        try:
+            return self._consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=self.timeout)
+        except KafkaException as exc:
+            raise KafkaError(f"offsets of {topic}/{partition}: {reason(exc)}") from None
+
+    def offsets_for_time(self, topic: str, partitions: list[int], ms: int) -> dict[int, int]:
+        """The first offset at or after `ms` per partition (the end offset when none is)."""
+        query = [TopicPartition(topic, p, ms) for p in partitions]
+        try:
+            answer = self._consumer.offsets_for_times(query, timeout=self.timeout)
+        except KafkaException as exc:
+            raise KafkaError(f"offsets for a time in {topic}: {reason(exc)}") from None
+        out = {}
+        for tp in answer:
+            out[tp.partition] = tp.offset if tp.offset >= 0 else self.watermarks(topic, tp.partition)[1]
+        return out
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    def read(self, topic: str, start: dict[int, int], follow: bool = False,
+             stop: Callable[[], bool] = lambda: False) -> Iterator[Record]:
+        """Records from each partition's start offset; without `follow`, until each partition's
+        end offset (read once, before reading), or `timeout` seconds without a record."""
+        ends = {p: self.watermarks(topic, p)[1] for p in start}
+        pending = {p for p, offset in start.items() if follow or offset < ends[p]}
+        if not pending:
+            return
+        self._consumer.assign([TopicPartition(topic, p, start[p]) for p in sorted(pending)])
+        quiet_since = time.monotonic()
+        try:
+            while pending and not stop():
+                messages = self._consumer.consume(BATCH, timeout=min(1.0, self.timeout))
+                if not messages:
+                    if not follow and time.monotonic() - quiet_since > self.timeout:
+                        raise KafkaError(f"no record within {self.timeout:g} s from partitions "
+                                         f"{sorted(pending)} of {topic} before their end")
+                    continue
+                quiet_since = time.monotonic()
+                for message in messages:
+                    error = message.error()
+                    if error is not None:
+                        if error.code() == KafkaErrorCode._PARTITION_EOF:
+                            if not follow:
+                                pending.discard(message.partition())
+                            continue
+                        raise KafkaError(f"reading {topic}/{message.partition()}: {error.str()}")
+                    partition = message.partition()
+                    if partition not in pending:
+                        continue
+                    if not follow and message.offset() >= ends[partition]:
+                        pending.discard(partition)
+                        continue
+                    yield _record(message)
+                    if not follow and message.offset() + 1 >= ends[partition]:
+                        pending.discard(partition)
+        finally:
+            self._consumer.unassign()
+
+
+def _record(message) -> Record:
+    kind, stamp = message.timestamp()
+    return Record(message.topic(), message.partition(), message.offset(),
+                  stamp if kind != 0 else None, TIMESTAMP_TYPES.get(kind, "none"),
+                  message.key(), message.value(), tuple(message.headers() or ()))
+
+
+class RecordWriter:
+    """A producer whose delivery reports are all waited for (bounded) and counted."""
+
+    def __init__(self, client_config: dict[str, str], timeout: float = 10.0):
+        self.timeout = timeout
+        self.failures: list[str] = []
+        self.delivered = 0
+        self._producer = new_client(Producer, {
+            **client_config, "enable.idempotence": "true", "linger.ms": "20",
+            "message.timeout.ms": str(int(timeout * 1000)), "log_level": "0",
+        })
+
+    def send(self, topic: str, records: Iterable[OutgoingRecord]) -> None:
+        for record in records:
+            kwargs = {"key": record.key, "value": record.value, "headers": list(record.headers) or None,
+                      "on_delivery": self._report}
+            if record.partition is not None:
+                kwargs["partition"] = record.partition
+            if record.timestamp is not None:
+                kwargs["timestamp"] = record.timestamp
+            while True:
+                try:
+                    self._producer.produce(topic, **kwargs)
+                    break
+                except BufferError:  # the local queue is full: let deliveries drain it
+                    self._producer.poll(0.1)
+                except KafkaException as exc:
+                    self.failures.append(reason(exc))
+                    break
+            self._producer.poll(0)
+
+    def flush(self) -> int:
+        """Wait for every delivery report; returns how many are still unknown."""
+        return self._producer.flush(self.timeout + 5)
+
+    def _report(self, error, message) -> None:
+        if error is not None:
+            self.failures.append(error.str())
+        else:
+            self.delivered += 1
+
+

@@ -1,0 +1,176 @@
+"""`topics read`, `topics produce` and `groups peek`: records, always bounded, never moving
+anyone's offsets (reads assign partitions themselves; they never join or commit a group)."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from streamctl.errors import UsageError
+from streamctl.ops.preview import EXECUTE
+from streamctl.session import Session
+
+FORMATS = click.Choice(["table", "json", "csv", "raw"])
+
+
+@contextmanager
+def _reader(session: Session):
+    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka_records import RecordReader
+
+    ctx = session.context()
+    try:
+        with RecordReader(ctx.kafka.client_config(), ctx.kafka.timeout) as reader:
+            yield ctx, reader
+    except KafkaError as exc:
+        raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
+
+
+@click.command("read")
+@click.argument("topic")
+@click.option("--partition", "-p", "partitions", type=click.IntRange(min=0), multiple=True,
+              help="Only these partitions (repeatable; default all).")
+@click.option("--offset", type=click.IntRange(min=0), help="Start at this offset (in each partition read).")
+@click.option("--from-time", help="Start at the first record at or after a time: ISO 8601 or -1h, -30m, -2d.")
+@click.option("--from-beginning", is_flag=True, help="Start at the log start (the default).")
+@click.option("--last", type=click.IntRange(min=1), help="Start N records before each partition's end.")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Records at most.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
+              help="Key and value bytes at most.")
+@click.option("--follow", "-f", is_flag=True, help="Keep reading new records until interrupted.")
+@click.option("--key", "key_filter", metavar="TEXT", help="Keep records whose key contains TEXT.")
+@click.option("--value", "value_filter", metavar="TEXT", help="Keep records whose value contains TEXT.")
+@click.option("--value-regex", metavar="RE", help="Keep records whose value matches RE.")
+@click.option("--field", "fields", metavar="PATH=VALUE", multiple=True,
+              help="Keep JSON values whose field equals VALUE (repeatable).")
+@click.option("--header", "headers", metavar="NAME[=VALUE]", multiple=True, help="Keep records with this header.")
+@click.option("--since", metavar="TIME", help="Keep records at or after TIME (ISO 8601 or -1h).")
+@click.option("--until", metavar="TIME", help="Keep records before TIME.")
+@click.option("-o", "--output", type=FORMATS, default="table", show_default=True,
+              help="table, json (JSON Lines, one record a line), csv, or raw values.")
+@click.pass_obj
+def topics_read(session: Session, topic: str, partitions, offset, from_time, from_beginning, last, limit,
+                max_bytes, follow, key_filter, value_filter, value_regex, fields, headers, since, until,
+                output) -> None:
+    """Records of a topic, from where you say, filtered, as a table, JSON Lines, CSV or raw."""
+    from streamctl.kafka import records
+
+    starts_given = sum(x is not None and x is not False for x in (offset, from_time, last)) + from_beginning
+    if starts_given > 1:
+        raise UsageError("give one of --offset, --from-time, --from-beginning, --last")
+    keep = records.RecordFilter.parse(key_filter, value_filter, value_regex, fields, headers, since, until)
+    start_ms = records.parse_time(from_time) if from_time else None
+    with _reader(session) as (ctx, reader):
+        known = reader.partitions(topic)
+        chosen = sorted(set(partitions)) or known
+        if missing := [p for p in chosen if p not in known]:
+            raise UsageError(f"topic {topic!r} has no partition {missing[0]} (partitions 0..{len(known) - 1})")
+        starts = records.start_offsets(reader, topic, chosen, offset=offset, from_time=start_ms,
+                                       from_beginning=from_beginning, last=last)
+        masker = records.Masker.from_config(ctx.records.mask)
+        shown = _write(reader.read(topic, starts, follow=follow), keep, masker, output, limit, max_bytes)
+    if output == "table":
+        click.echo(f"{shown} record(s)", err=True)
+
+
+def _write(stream, keep, masker, output: str, limit: int, max_bytes: int) -> int:
+    """Print kept records as they come; stops at `limit` records or `max_bytes`."""
+    from streamctl.kafka import records
+
+    out = sys.stdout
+    table_rows, shown, size = [], 0, 0
+    writer = csv.writer(out) if output == "csv" else None
+    if writer:
+        writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
+    try:
+        for record in stream:
+            if keep.active and not keep.keeps(record):
+                continue
+            record = masker.apply(record)
+            if output == "json":
+                out.write(records.to_json_line(record) + "\n")
+            elif output == "csv":
+                writer.writerow(records.csv_row(record))
+            elif output == "raw":
+                sys.stdout.buffer.write((record.value or b"") + b"\n")
+            else:
+                table_rows.append(record)
+            shown += 1
+            size += record.size
+            if shown >= limit or size >= max_bytes:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        out.flush()
+        if table_rows:
+            from streamctl.kafka.render import records_table
+
+            records_table(table_rows)
+    return shown
+
+
+@click.command("produce")
+@click.argument("topic")
+@click.option("--from", "source", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="Read records from this file (default: stdin).")
+@click.option("--format", "input_format", type=click.Choice(["lines", "json"]), default="lines", show_default=True,
+              help="lines: one value a line; json: JSON Lines as `topics read -o json` writes them.")
+@click.option("--key-separator", metavar="SEP", help="lines: the key is what comes before SEP.")
+@click.option("--keep-timestamps", is_flag=True, help="json: produce with the records' own timestamps.")
+@click.option("--keep-partitions", is_flag=True, help="json: produce into the records' own partitions.")
+@EXECUTE
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def topics_produce(session: Session, topic: str, source: Path | None, input_format: str, key_separator,
+                   keep_timestamps: bool, keep_partitions: bool, execute: bool, output: str) -> None:
+    """Produce records from a file or stdin: a dry run first (count, bytes, partitions)."""
+    from streamctl.kafka import produce
+    from streamctl.ops import require_writable
+    from streamctl.ops.preview import finish, show
+
+    ctx = session.context()
+    require_writable("topics produce", ctx, session.read_only_flag)
+    batch = produce.read_input(source, input_format, key_separator, keep_timestamps, keep_partitions)
+    plan = produce.plan(ctx, topic, batch)
+    show(plan, output)
+    finish(plan, execute, lambda: produce.execute(ctx, plan, batch), nothing="nothing to produce: no records")
+
+
+@click.command("peek")
+@click.argument("group")
+@click.option("--partition", "partitions", metavar="TOPIC:P", multiple=True,
+              help="Only this partition (repeatable; default every lagging one).")
+@click.option("--count", type=click.IntRange(min=1, max=100), default=3, show_default=True,
+              help="Records from the committed offset on, per partition.")
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def groups_peek(session: Session, group: str, partitions, count: int, output: str) -> None:
+    """The record each lagging partition's group will process next, and the few after it."""
+    from streamctl.kafka import peek
+
+    ctx = session.context()
+    views = peek.peek(ctx, group, partitions, count)
+    if output == "json":
+        import json
+
+        click.echo(json.dumps([v.as_dict() for v in views], indent=2))
+        return
+    if not views:
+        click.echo(f"group {group} lags on no partition: nothing to peek at", err=True)
+        return
+    from streamctl.kafka.render import peek_view
+
+    peek_view(views)
+
+
+def partition_spec(spec: str) -> tuple[str, int]:
+    topic, sep, number = spec.rpartition(":")
+    if not sep or not topic or not number.isdigit():
+        raise UsageError(f"--partition {spec!r}: expected TOPIC:PARTITION, like weblogs:0")
+    return topic, int(number)
+

@@ -1,0 +1,312 @@
+"""Records for people and for files: where a read starts, which records it keeps, how a record
+is printed (table preview, JSON Lines, CSV, raw) and read back for producing, and masking.
+
+A JSON line keeps every byte: `key`/`value` hold text when the bytes are UTF-8, else
+`key_b64`/`value_b64` hold them in base64; headers likewise. `topics produce --format json`
+reads the same lines, so an export produces back exactly (timestamps when asked).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Iterable, Iterator
+
+from streamctl.errors import UsageError
+from streamctl.model.records import OutgoingRecord, Record
+
+MASK = "******"
+PREVIEW = 60  # characters of a value in a table
+# Masked whatever the context says: header names and JSON fields that hold credentials.
+SECRET_NAMES = ("*password*", "*passwd*", "*secret*", "*token*", "authorization", "*api_key*", "*apikey*")
+_RELATIVE = re.compile(r"-(\d+)([smhd])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+# ---- where a read starts ---------------------------------------------------------------------
+
+def parse_time(text: str) -> int:
+    """`-1h`, `-30m`, `-2d`, `-90s` (before now) or an ISO 8601 time -> epoch ms."""
+    match = _RELATIVE.fullmatch(text.strip())
+    if match:
+        return int((time.time() - int(match[1]) * _UNITS[match[2]]) * 1000)
+    from streamctl.kafka.offsets import parse_datetime
+
+    try:
+        return parse_datetime(text, "--from-time")
+    except UsageError as exc:
+        raise UsageError(f"{exc} or a time before now like -1h, -30m, -2d") from None
+
+
+def start_offsets(reader, topic: str, partitions: list[int], *, offset: int | None, from_time: int | None,
+                  from_beginning: bool, last: int | None) -> dict[int, int]:
+    """The first offset to read per partition; an --offset outside the log is an error naming
+    the valid range."""
+    if from_time is not None:
+        return reader.offsets_for_time(topic, partitions, from_time)
+    starts = {}
+    for p in partitions:
+        low, high = reader.watermarks(topic, p)
+        if offset is not None:
+            if not low <= offset <= high:
+                raise UsageError(f"--offset {offset} is out of range for {topic}/{p}: valid offsets are "
+                                 f"{low}..{high - 1}" if high > low else
+                                 f"--offset {offset} is out of range for {topic}/{p}: it holds no record "
+                                 f"(log start and end {low})")
+            starts[p] = offset
+        elif last is not None:
+            starts[p] = max(low, high - last)
+        else:
+            starts[p] = low
+    return starts
+
+
+# ---- which records it keeps ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RecordFilter:
+    key: str | None = None  # substring of the key
+    value: str | None = None  # substring of the value
+    value_regex: re.Pattern | None = None
+    fields: tuple[tuple[str, str], ...] = ()  # JSON value: dotted path == value (as text)
+    headers: tuple[tuple[str, str | None], ...] = ()  # header present (and equal, when given)
+    since: int | None = None  # ms, inclusive
+    until: int | None = None  # ms, exclusive
+
+    @classmethod
+    def parse(cls, key=None, value=None, value_regex=None, fields=(), headers=(), since=None, until=None):
+        try:
+            pattern = re.compile(value_regex) if value_regex else None
+        except re.error as exc:
+            raise UsageError(f"--value-regex {value_regex!r}: {exc}") from None
+        pairs = []
+        for spec in fields:
+            path, sep, wanted = spec.partition("=")
+            if not sep or not path:
+                raise UsageError(f"--field {spec!r}: expected PATH=VALUE, like status=500 or user.id=7")
+            pairs.append((path, wanted))
+        wanted_headers = []
+        for spec in headers:
+            name, sep, wanted = spec.partition("=")
+            if not name:
+                raise UsageError(f"--header {spec!r}: expected NAME or NAME=VALUE")
+            wanted_headers.append((name, wanted if sep else None))
+        return cls(key, value, pattern, tuple(pairs), tuple(wanted_headers),
+                   parse_time(since) if since else None, parse_time(until) if until else None)
+
+    @property
+    def active(self) -> bool:
+        return any((self.key, self.value, self.value_regex, self.fields, self.headers,
+                    self.since is not None, self.until is not None))
+
+    def keeps(self, record: Record) -> bool:
+        if self.since is not None and (record.timestamp is None or record.timestamp < self.since):
+            return False
+        if self.until is not None and (record.timestamp is None or record.timestamp >= self.until):
+            return False
+        if self.key is not None and self.key.encode() not in (record.key or b""):
+            return False
+        if self.value is not None and self.value.encode() not in (record.value or b""):
+            return False
+        if self.value_regex is not None and not self.value_regex.search(_text(record.value)):
+            return False
+        if self.headers and not all(_has_header(record, name, wanted) for name, wanted in self.headers):
+            return False
+        if self.fields:
+            document = _json(record.value)
+            return document is not None and all(_field_text(document, path) == wanted for path, wanted in self.fields)
+        return True
+
+
+def _has_header(record: Record, name: str, wanted: str | None) -> bool:
+    return any(k == name and (wanted is None or (v or b"").decode("utf-8", "replace") == wanted)
+               for k, v in record.headers)
+
+
+def _field_text(document, path: str) -> str | None:
+    for part in path.split("."):
+        if isinstance(document, dict) and part in document:
+            document = document[part]
+        elif isinstance(document, list) and part.isdigit() and int(part) < len(document):
+            document = document[int(part)]
+        else:
+            return None
+    if isinstance(document, str):
+        return document
+    return json.dumps(document)
+
+
+def _json(data: bytes | None):
+    if not data:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _text(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+# ---- masking ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Masker:
+    """Masks `value.PATH` JSON fields and `headers.NAME` headers (fnmatch globs, case-insensitive),
+    plus the obvious secret names."""
+
+    value_paths: tuple[str, ...] = ()
+    header_names: tuple[str, ...] = SECRET_NAMES
+    field_names: tuple[str, ...] = SECRET_NAMES  # any JSON field so named, at any depth
+    _needles: tuple[bytes, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def from_config(cls, paths: Iterable[str] = ()) -> Masker:
+        values, headers = [], list(SECRET_NAMES)
+        for path in paths:
+            kind, _, rest = path.partition(".")
+            if kind == "value" and rest:
+                values.append(rest)
+            elif kind == "headers" and rest:
+                headers.append(rest.lower())
+            else:
+                raise UsageError(f"mask: {path!r}: expected value.PATH or headers.NAME")
+        # Bytes that must occur in a value for any field rule to apply: most values skip parsing.
+        needles = {p.split(".")[-1].encode() for p in values}
+        needles |= {n.strip("*").encode() for n in SECRET_NAMES}
+        return cls(tuple(values), tuple(headers), SECRET_NAMES, tuple(sorted(needles)))
+
+    def apply(self, record: Record) -> Record:
+        headers = tuple((k, MASK.encode() if self._secret_header(k) else v) for k, v in record.headers)
+        value = record.value
+        if value and any(n in value.lower() for n in self._needles):
+            document = _json(value)
+            if isinstance(document, (dict, list)) and self._mask(document, ""):
+                value = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+        if value is record.value and headers == record.headers:
+            return record
+        return Record(record.topic, record.partition, record.offset, record.timestamp, record.timestamp_type,
+                      record.key, value, headers)
+
+    def _secret_header(self, name: str) -> bool:
+        return any(fnmatchcase(name.lower(), pattern) for pattern in self.header_names)
+
+    def _mask(self, node, path: str) -> bool:
+        changed = False
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in list(items):
+            here = f"{path}.{key}" if path else str(key)
+            if any(fnmatchcase(here, p) for p in self.value_paths) or \
+                    (isinstance(key, str) and any(fnmatchcase(key.lower(), n) for n in self.field_names)):
+                node[key] = MASK
+                changed = True
+            elif isinstance(child, (dict, list)):
+                changed |= self._mask(child, here)
+        return changed
+
+
+# ---- printing -----------------------------------------------------------------------------------
+
+def to_json_line(record: Record) -> str:
+    entry = {"topic": record.topic, "partition": record.partition, "offset": record.offset,
+             "timestamp": record.timestamp, "timestamp_type": record.timestamp_type}
+    _put_bytes(entry, "key", record.key)
+    _put_bytes(entry, "value", record.value)
+    headers = []
+    for name, value in record.headers:
+        header = {"key": name}
+        _put_bytes(header, "value", value)
+        headers.append(header)
+    entry["headers"] = headers
+    return json.dumps(entry, ensure_ascii=False)
+
+
+def _put_bytes(target: dict, name: str, data: bytes | None) -> None:
+    if data is None:
+        target[name] = None
+        return
+    try:
+        target[name] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        target[f"{name}_b64"] = base64.b64encode(data).decode()
+
+
+def preview(data: bytes | None, width: int = PREVIEW) -> str:
+    """A one-line, bounded preview: text when UTF-8 and mostly printable (control characters
+    escaped), else hex."""
+    if data is None:
+        return "null"
+    head = data[: width * 4]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = head[: exc.start].decode("utf-8") if exc.start >= len(head) - 3 else None  # a cut character
+    if text is None or _binary(text):
+        shown = data[: width // 2].hex()
+        return f"0x{shown}…" if len(data) > width // 2 else f"0x{shown}"
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text[:width] + "…" if len(text) > width or len(data) > len(head) else text
+
+
+def _binary(text: str) -> bool:
+    """NUL, or more than one character in ten a control character other than whitespace."""
+    controls = sum(1 for c in text if not c.isprintable() and c not in "\t\n\r")
+    return "\x00" in text or controls * 10 > len(text)
+
+
+def csv_row(record: Record) -> list[str]:
+    return [str(record.partition), str(record.offset), str(record.timestamp or ""),
+            _text(record.key), _text(record.value),
+            json.dumps({k: _text(v) for k, v in record.headers}) if record.headers else ""]
+
+
+# ---- reading back for producing ---------------------------------------------------------------------
+
+def parse_lines(lines: Iterable[str], key_separator: str | None) -> Iterator[OutgoingRecord]:
+    for line in lines:
+        line = line.rstrip("\n").rstrip("\r")
+        if key_separator is not None and key_separator in line:
+            key, value = line.split(key_separator, 1)
+            yield OutgoingRecord(value.encode(), key.encode())
+        else:
+            yield OutgoingRecord(line.encode())
+
+
+def parse_json_lines(lines: Iterable[str], source: str, keep_timestamps: bool,
+                     keep_partitions: bool) -> Iterator[OutgoingRecord]:
+    """JSON Lines as `topics read -o json` writes them (or just {key, value, headers, partition,
+    timestamp}); a bad line is one error naming the file and line."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict):
+                raise ValueError(f"expected a JSON object, got {type(entry).__name__}")
+            headers = tuple((str(h["key"]), _bytes_of(h, "value")) for h in entry.get("headers") or ())
+            partition = entry.get("partition") if keep_partitions else None
+            stamp = entry.get("timestamp") if keep_timestamps else None
+            if partition is not None and (not isinstance(partition, int) or partition < 0):
+                raise ValueError(f"partition {partition!r} is not a partition number")
+            if stamp is not None and not isinstance(stamp, int):
+                raise ValueError(f"timestamp {stamp!r} is not milliseconds")
+            yield OutgoingRecord(_bytes_of(entry, "value"), _bytes_of(entry, "key"), headers, partition, stamp)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise UsageError(f"{source}:{number}: not a record line ({message})") from None
+
+
+def _bytes_of(entry: dict, name: str) -> bytes | None:
+    if f"{name}_b64" in entry:
+        return base64.b64decode(entry[f"{name}_b64"], validate=True)
+    value = entry.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value).encode()  # an object written inline: its JSON text

@@ -1,0 +1,36 @@
+"""Kafka records as streamctl reads and writes them: bytes kept as bytes, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None  # ms since the epoch; None when the record has none
+    timestamp_type: str  # "create" | "log-append" | "none"
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = field(default_factory=tuple)
+
+    @property
+    def size(self) -> int:
+        return len(self.key or b"") + len(self.value or b"") + sum(len(k) + len(v or b"") for k, v in self.headers)
+
+
+@dataclass(frozen=True)
+class OutgoingRecord:
+    """A record to produce: what a line of input or a JSON Lines export holds."""
+
+    value: bytes | None
+    key: bytes | None = None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    partition: int | None = None
+    timestamp: int | None = None  # ms; None: the producer's clock
+
+    @property
+    def size(self) -> int:
+        return len(self.key or b"") + len(self.value or b"") + sum(len(k) + len(v or b"") for k, v in self.headers)

@@ -1,0 +1,192 @@
+"""Records against the real sandbox: read from where asked, filtered and masked; produce as a
+plan with delivery reports checked; an export produced back byte for byte; peek at what a group
+will process next; reads never join or commit a group."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from confluent_kafka import Producer
+
+from tests.integration.kafka_helpers import commit, unique, write_context
+
+pytestmark = pytest.mark.integration
+
+BINARY = bytes(range(256))
+
+
+@pytest.fixture
+def records(sandbox, tmp_path):
+    """`streamctl` against a per-test config (masking value.card_number) and state dir."""
+    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers,
+                           records={"mask": ["value.card_number", "headers.x-internal"]})
+
+    def run(*args, stdin: str | None = None, **env):
+        import subprocess
+
+        from tests.conftest import STREAMCTL
+        return subprocess.run([STREAMCTL, "--config", str(config), *args], input=stdin, capture_output=True,
+                              text=True, timeout=120,
+                              env=sandbox.cli_env(XDG_STATE_HOME=str(tmp_path / "state"), **env))
+
+    run.state = tmp_path / "state" / "streamctl"
+    run.config = config
+    return run
+
+
+def _topic(sandbox, partitions: int = 3, **config) -> str:
+    name = unique("rec")
+    sandbox.kafka().create_topic(name, partitions, 3, config={k: str(v) for k, v in config.items()})
+    return name
+
+
+def _produce(sandbox, topic: str, entries: list[dict]) -> None:
+    producer = Producer({"bootstrap.servers": sandbox.bootstrap_servers})
+    for e in entries:
+        producer.produce(topic, value=e.get("value"), key=e.get("key"), partition=e.get("partition", 0),
+                         headers=e.get("headers"), timestamp=e.get("timestamp", 0))
+    assert producer.flush(30) == 0
+
+
+def _lines(result) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def _group_ids(sandbox) -> set[str]:
+    return {g.id for g in sandbox.kafka().snapshot(lag_time=False).groups}
+
+
+def test_an_export_produces_back_byte_for_byte(sandbox, records, tmp_path):
+    source, target = _topic(sandbox), _topic(sandbox)
+    entries = [{"key": b"k1", "value": b'{"status": 500}', "partition": 0, "headers": [("trace", b"abc")],
+                "timestamp": 1_700_000_000_000},
+               {"key": None, "value": BINARY, "partition": 1, "headers": [("bin", BINARY), ("empty", None)],
+                "timestamp": 1_700_000_000_001},
+               {"key": "ключ".encode(), "value": None, "partition": 2, "timestamp": 1_700_000_000_002}]
+    _produce(sandbox, source, entries)
+    groups_before = _group_ids(sandbox)
+
+    export = records("topics", "read", source, "--from-beginning", "-o", "json")
+    exported = _lines(export)
+    assert len(exported) == 3
+    assert _group_ids(sandbox) == groups_before  # the read joined no group and committed nothing
+    dump = tmp_path / "export.jsonl"
+    dump.write_text(export.stdout)
+
+    dry = records("topics", "produce", target, "--from", str(dump), "--format", "json", "--keep-timestamps",
+                  "--keep-partitions", "-o", "json")
+    assert dry.returncode == 0 and "dry run" in dry.stderr, dry.stderr
+    assert json.loads(dry.stdout)["parameters"]["records"] == 3
+    assert _lines(records("topics", "read", target, "-o", "json")) == []
+
+    done = records("topics", "produce", target, "--from", str(dump), "--format", "json", "--keep-timestamps",
+                   "--keep-partitions", "--execute")
+    assert done.returncode == 0 and "3 record(s) produced" in done.stderr, done.stderr
+    back = _lines(records("topics", "read", target, "-o", "json"))
+    strip = lambda r: {k: v for k, v in r.items() if k != "topic"}  # noqa: E731
+    assert sorted(map(json.dumps, map(strip, back))) == sorted(map(json.dumps, map(strip, exported)))
+    audit = [json.loads(line) for line in (records.state / "audit.jsonl").read_text().splitlines()]
+    assert [(a["operation"], a["parameters"]["records"]) for a in audit] == [("topics.produce", 3)]
+    assert "status" not in json.dumps(audit)  # counts, never payloads
+
+
+def test_start_positions_and_filters(sandbox, records):
+    topic = _topic(sandbox, partitions=2)
+    _produce(sandbox, topic, [{"value": json.dumps({"status": 200 + (i % 3) * 100, "user": {"id": i}}).encode(),
+                               "key": f"user-{i}".encode(), "partition": i % 2,
+                               "headers": [("kind", b"odd" if i % 2 else b"even")]} for i in range(20)])
+    offsets = lambda r: [(x["partition"], x["offset"]) for x in _lines(r)]  # noqa: E731
+    assert sorted(offsets(records("topics", "read", topic, "--last", "2", "-o", "json"))) == \
+        [(0, 8), (0, 9), (1, 8), (1, 9)]
+    assert offsets(records("topics", "read", topic, "-p", "1", "--offset", "7", "--limit", "2", "-o", "json")) == \
+        [(1, 7), (1, 8)]
+    status_500 = _lines(records("topics", "read", topic, "--field", "status=400", "-o", "json"))
+    assert {json.loads(x["value"])["status"] for x in status_500} == {400} and len(status_500) == 6
+    assert len(_lines(records("topics", "read", topic, "--field", "user.id=7", "-o", "json"))) == 1
+    assert len(_lines(records("topics", "read", topic, "--key", "user-1", "-o", "json"))) == 11  # 1, 10..19
+    assert len(_lines(records("topics", "read", topic, "--header", "kind=odd", "-o", "json"))) == 10
+    assert len(_lines(records("topics", "read", topic, "--value-regex", r'"id": 1\d\}', "-o", "json"))) == 10
+    assert len(_lines(records("topics", "read", topic, "--from-time", "-1h", "--limit", "1000", "-o", "json"))) == 20
+    raw = records("topics", "read", topic, "-p", "0", "--limit", "1", "-o", "raw")
+    assert raw.stdout == '{"status": 200, "user": {"id": 0}}\n'
+    csv_out = records("topics", "read", topic, "-p", "0", "--limit", "1", "-o", "csv")
+    assert csv_out.stdout.splitlines()[0] == "partition,offset,timestamp,key,value,headers"
+
+
+def test_secrets_and_configured_fields_are_masked_in_every_output(sandbox, records):
+    topic = _topic(sandbox, partitions=1)
+    _produce(sandbox, topic, [{"value": b'{"card_number": "4111111111111111", "password": "hunter2", "n": 1}',
+                               "headers": [("Authorization", b"Bearer abc"), ("x-internal", b"s"),
+                                           ("trace", b"t")]}])
+    for output in ("json", "table", "csv", "raw"):
+        result = records("topics", "read", topic, "-o", output)
+        assert result.returncode == 0, result.stderr
+        for secret in ("4111111111111111", "hunter2", "Bearer abc"):
+            assert secret not in result.stdout, (output, result.stdout)
+    line = _lines(records("topics", "read", topic, "-o", "json"))[0]
+    assert json.loads(line["value"]) == {"card_number": "******", "password": "******", "n": 1}
+    assert line["headers"] == [{"key": "Authorization", "value": "******"}, {"key": "x-internal", "value": "******"},
+                               {"key": "trace", "value": "t"}]
+
+
+def test_peek_shows_the_record_at_the_committed_offset(sandbox, records):
+    topic, group = _topic(sandbox, partitions=2), unique("peek")
+    _produce(sandbox, topic, [{"value": f"r{i}".encode(), "partition": 0} for i in range(10)])
+    commit(sandbox.bootstrap_servers, group, {(topic, 0): 5, (topic, 1): 0})
+    views = json.loads(records("groups", "peek", group, "-o", "json").stdout)
+    assert [(v["topic"], v["partition"], v["committed"], v["lag"]) for v in views] == [(topic, 0, 5, 5)]
+    assert [(r["offset"], r["value"]) for r in views[0]["records"]] == [(5, "r5"), (6, "r6"), (7, "r7")]
+    one = json.loads(records("groups", "peek", group, "--partition", f"{topic}:0", "--count", "1", "-o", "json").stdout)
+    assert [r["offset"] for r in one[0]["records"]] == [5]
+    assert group in _group_ids(sandbox)
+    assert sandbox.admin().committed(group) == {(topic, 0): 5, (topic, 1): 0}  # peeking moved nothing
+
+
+def test_produce_lines_with_keys_and_delivery_failures(sandbox, records):
+    topic = _topic(sandbox, partitions=1, **{"max.message.bytes": 2000})
+    ok = records("topics", "produce", topic, "--key-separator", ":", "--execute", stdin="a:1\nb:2\n")
+    assert ok.returncode == 0, ok.stderr
+    assert [(x["key"], x["value"]) for x in _lines(records("topics", "read", topic, "-o", "json"))] == \
+        [("a", "1"), ("b", "2")]
+    too_big = records("topics", "produce", topic, "--execute", stdin="x" * 5000 + "\nsmall\n")
+    assert too_big.returncode == 1, too_big.stderr
+    assert "1 of 2 record(s) not delivered" in too_big.stderr and len(too_big.stderr.strip().splitlines()) == 1
+    audit = [json.loads(line) for line in (records.state / "audit.jsonl").read_text().splitlines()]
+    assert [a["result"] for a in audit] == ["ok", "failed"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("topics", "read", "no-such-topic-x"), "no topic 'no-such-topic-x' in the cluster"),
+    (("topics", "read", "{topic}", "-p", "7"), "has no partition 7 (partitions 0..2)"),
+    (("topics", "read", "{topic}", "--offset", "99"), "--offset 99 is out of range for {topic}/0: valid offsets are 0..1"),
+    (("topics", "read", "{topic}", "--from-time", "yesterday"), "--from-time 'yesterday': expected ISO 8601"),
+    (("topics", "read", "{topic}", "--field", "nofield"), "--field 'nofield': expected PATH=VALUE"),
+    (("topics", "read", "{topic}", "--value-regex", "("), "--value-regex '('"),
+    (("topics", "read", "{topic}", "--last", "1", "--offset", "0"), "give one of --offset"),
+    (("groups", "peek", "no-such-group-x"), "no consumer group 'no-such-group-x' in the cluster"),
+    (("topics", "produce", "{topic}", "--format", "json", "--execute"), "stdin:1: not a record line"),
+])
+def test_bad_input_is_one_line(sandbox, records, args, message):
+    topic = _topic(sandbox)
+    _produce(sandbox, topic, [{"value": b"a", "partition": 0}, {"value": b"b", "partition": 0}])
+    result = records(*[a.format(topic=topic) for a in args], stdin="{not json\n")
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message.format(topic=topic) in lines[0], result.stderr
+
+
+def test_binary_and_huge_values_have_bounded_previews(sandbox, records):
+    topic = _topic(sandbox, partitions=1, **{"max.message.bytes": 11 * 1024 * 1024})
+    producer = Producer({"bootstrap.servers": sandbox.bootstrap_servers, "message.max.bytes": 12 * 1024 * 1024})
+    producer.produce(topic, value=BINARY, partition=0)
+    producer.produce(topic, value=b"y" * (10 * 1024 * 1024), partition=0)
+    assert producer.flush(60) == 0
+    table = records("topics", "read", topic)
+    assert table.returncode == 0, table.stderr
+    assert "0x000102030405" in table.stdout
+    assert max(len(line) for line in table.stdout.splitlines()) < 400
+    read_back = _lines(records("topics", "read", topic, "-o", "json"))
+    assert base64.b64decode(read_back[0]["value_b64"]) == BINARY and len(read_back[1]["value"]) == 10 * 1024 * 1024
