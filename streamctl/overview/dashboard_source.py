@@ -42,6 +42,11 @@ class DashboardSource(Protocol):
 
     def connect_backend(self): ...  # the client operations plan and execute with
 
+    def topic_records(self, topic: str, last: int = 20, offset: int | None = None,
+                      from_time: str | None = None, value: str | None = None) -> list: ...
+
+    def next_records(self, positions: dict) -> dict: ...  # (topic, partition) -> Record | None
+
 
 @dataclass
 class Dashboard:
@@ -88,6 +93,20 @@ class Dashboard:
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
                                    group_members=group_details, group_offsets=group_details,
                                    topic_configs=topic_configs)
+
+    def topic_records(self, topic: str, last: int = 20, offset: int | None = None,
+                      from_time: str | None = None, value: str | None = None) -> list:
+        """A topic's latest records (or from an offset or a time), masked, read in the Kafka
+        client process like every other Kafka read of the dashboard."""
+        from streamctl.kafka.browse import latest
+
+        return self.kafka.call_with_admin(latest, topic, last, offset, from_time, value, tuple(self.ctx.records.mask))
+
+    def next_records(self, positions: dict) -> dict:
+        """The record at each (topic, partition)'s offset (a group's committed ones), masked."""
+        from streamctl.kafka.browse import at_offsets
+
+        return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the

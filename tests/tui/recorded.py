@@ -59,6 +59,12 @@ class RecordedSource:
     def context_names(self) -> list[str]:
         return [self.context_name]
 
+    def topic_records(self, topic, last=20, offset=None, from_time=None, value=None) -> list:
+        return []  # the recorded snapshots hold no records
+
+    def next_records(self, positions) -> dict:
+        return {}
+
 
 # ---- ZooKeeper and Flume, replayed from tests/fixtures/zookeeper and tests/fixtures/flume -------
 

@@ -37,7 +37,7 @@ def worker(sandbox, monkeypatch, tmp_path) -> str:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     base = url(sandbox.state)
     assert base, "the sandbox runs no Connect worker"
-    sandbox.wait_until(lambda: _states(base) == ("RUNNING", ["RUNNING"]), timeout=120,
+    sandbox.wait_until(lambda: _states_or_none(base) == ("RUNNING", ["RUNNING"]), timeout=120,
                        what=f"{DEMO_CONNECTOR} and its task RUNNING")
     return base
 
@@ -51,6 +51,14 @@ def _status(base: str) -> dict:
 def _states(base: str) -> tuple[str, list[str]]:
     status = _status(base)
     return status["connector"]["state"], [t["state"] for t in status["tasks"]]
+
+
+def _states_or_none(base: str) -> tuple[str, list[str]] | None:
+    """None while the worker has no status for it (a moment after it was configured: 404)."""
+    try:
+        return _states(base)
+    except httpx.HTTPStatusError:
+        return None
 
 
 def _audit(tmp_path: Path) -> list[dict]:

@@ -35,7 +35,7 @@ class GroupDetailScreen(DataScreen):
 
     def on_mount(self) -> None:
         self.query_one("#lags", DataTable).add_columns("partition", "committed", "log start", "log end",
-                                                       "lag", "lag (s)", "from")
+                                                       "lag", "lag (s)", "from", "next record")
         self.query_one("#members", DataTable).add_columns("client id", "host", "assignment")
         super().on_mount()
 
@@ -44,10 +44,15 @@ class GroupDetailScreen(DataScreen):
         group = snap.group(self.group)
         if group is None:
             raise UsageError(f"group {self.group!r} is not in the cluster any more")
-        return group, snap.group_lags(self.group)
+        lags = snap.group_lags(self.group)
+        # The record each partition's group will process next (where it lags): the poison pill.
+        waiting = {(l.topic, l.partition): l.committed for l in lags if l.lag and l.committed is not None}
+        return group, lags, self.source.next_records(waiting) if waiting else {}
 
     def show(self, data) -> None:
-        group, lags = data
+        from streamctl.kafka.records import preview
+
+        group, lags, next_records = data
         self.query_one("#group-summary", Static).update(
             f"[b]{escape(group.id)}[/b] · state {group.state} · protocol {group.protocol or '-'} · "
             f"coordinator {group.coordinator} · members {len(group.members)}")
@@ -56,7 +61,7 @@ class GroupDetailScreen(DataScreen):
         for l in lags:
             table.add_row(f"{l.topic}/{l.partition}", cell(l.committed), cell(l.log_start), cell(l.log_end),
                           cell(l.lag), "-" if l.lag_seconds is None else f"{l.lag_seconds:.1f}",
-                          l.lag_seconds_source or "-")
+                          l.lag_seconds_source or "-", _next(next_records.get((l.topic, l.partition)), preview))
         members = self.query_one("#members", DataTable)
         members.clear()
         for m in group.members:
@@ -70,3 +75,6 @@ class GroupDetailScreen(DataScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         return self.app.allow_mutation(action)
 
+
+def _next(record, preview) -> str:
+    return "-" if record is None else f"@{record.offset} {preview(record.value, 40)}"

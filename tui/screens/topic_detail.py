@@ -22,6 +22,7 @@ class TopicDetailScreen(DataScreen):
         Binding("escape", "app.pop_screen", "Back", id="detail.back"),
         Binding("a", "add_partitions", "Add partitions", id="topic.add_partitions"),
         Binding("t", "alter_config", "Alter config", id="topic.alter_config"),
+        Binding("r", "records", "Records", id="topic.records"),
     ]
 
     def __init__(self, topic: str) -> None:
@@ -79,6 +80,11 @@ class TopicDetailScreen(DataScreen):
         consumers.clear()
         for group in groups or ["(none)"]:
             consumers.add_row(group)
+
+    def action_records(self) -> None:
+        from streamctl.tui.screens.topic_records import TopicRecordsScreen
+
+        self.app.push_screen(TopicRecordsScreen(self.topic))
 
     def action_add_partitions(self) -> None:
         from streamctl.tui.screens.dialogs import AddPartitionsDialog
