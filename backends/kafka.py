@@ -133,7 +133,7 @@ class KafkaBackend:
             configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs)
             earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
             configs = configs_job.result()
-            described, committed = _partial(groups_job, errors, "consumer groups")
+            described, committed, offsets_read_at = _partial(groups_job, errors, "consumer groups")
             snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
             lags = _lags(committed, earliest, latest) if groups else []
             if lag_time:
@@ -144,7 +144,7 @@ class KafkaBackend:
             if not any(not job.done() for job in stuck):  # else closing it under them would crash
                 probe.close()
         if groups:
-            snap = replace(snap, groups=described, lags=tuple(lags))
+            snap = replace(snap, groups=described, lags=tuple(lags), offsets_read_at=offsets_read_at)
         return replace(snap, errors=tuple(errors))
 
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
@@ -158,7 +158,8 @@ class KafkaBackend:
         ids = [g.id for g in listed]
         described = pool.submit(self._describe_groups, ids, deadline, errors) if members else None
         committed = self._committed(ids, deadline, errors) if offsets else {}
-        return (described.result() if described else listed), committed
+        read_at = time.time() if offsets else None
+        return (described.result() if described else listed), committed, read_at
 
     def _configs(self, md, deadline: Deadline, errors: list[str], topics: bool = True):
         """Key configs of every topic (when `topics`; and, the first time, one broker's) in one batched call."""
@@ -425,12 +426,12 @@ def _note_refusal(err, refused: list[str]) -> None:
 def _partial(job, errors: list[str], what: str):
     """The groups part of a snapshot: a failure there leaves topics and brokers readable."""
     if job is None:
-        return (), {}
+        return (), {}, None
     try:
         return job.result()
     except KafkaError as exc:
         errors.append(f"{what}: {exc}")
-        return (), {}
+        return (), {}, None
 
 
 def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, latest: dict) -> list[PartitionLag]:
@@ -466,8 +467,11 @@ def list_groups(admin: AdminClient, deadline: Deadline):
         time.sleep(LISTING_RETRY_PAUSE)
 
 
-def _error_code(exc: BaseException):
-    err = exc.args[0] if exc.args else None
+def _error_code(error):
+    """The code of a KafkaException or of a bare KafkaError (a listing's errors are those)."""
+    if hasattr(error, "code"):
+        return error.code()
+    err = error.args[0] if getattr(error, "args", None) else None
     return err.code() if hasattr(err, "code") else None
 
 

@@ -54,7 +54,7 @@ def join_history(snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSna
 
 
 def _join(store: LagStore, snap: KafkaSnapshot, request: HistoryRequest) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
-    now = request.now if request.now is not None else snap.taken_at
+    now = request.now if request.now is not None else (snap.offsets_read_at or snap.taken_at)
     if request.record:
         store.record(request.context, snap.lags, now)
     statuses = store.evaluate_groups(request.context, [g.id for g in snap.groups], now,

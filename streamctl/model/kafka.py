@@ -115,6 +115,9 @@ class KafkaSnapshot:
     groups: tuple[ConsumerGroup, ...] = ()
     lags: tuple[PartitionLag, ...] = ()
     errors: tuple[str, ...] = ()  # parts that could not be read (partial snapshot)
+    # When the committed offsets were read: the lag history's sample time. A snapshot whose
+    # other reads ran long (a broker restarting) must not date them later than a newer read.
+    offsets_read_at: float | None = None
 
     @property
     def partitions(self) -> tuple[PartitionState, ...]:

@@ -7,7 +7,6 @@ import concurrent.futures
 from types import SimpleNamespace
 
 from confluent_kafka import KafkaError as KafkaErrorCode
-from confluent_kafka import KafkaException
 
 from streamctl.backends import kafka as kafka_backend
 from streamctl.backends.kafka import list_groups
@@ -29,8 +28,9 @@ class _Listings:
 
 
 def _listing(groups, *codes):
+    """A ListConsumerGroupsResult's shape: its errors are bare KafkaError values, not exceptions."""
     return SimpleNamespace(valid=[SimpleNamespace(group_id=g) for g in groups],
-                           errors=[KafkaException(KafkaErrorCode(code)) for code in codes])
+                           errors=[KafkaErrorCode(code) for code in codes])
 
 
 def test_a_loading_broker_is_asked_again(monkeypatch):

@@ -102,3 +102,19 @@ def test_the_dashboard_samples_the_history_once_a_minute(monkeypatch):
     board._last_sample = float("-inf")
 
     assert [board._sample_due() for _ in range(6)] == [True, False, False, True, False, True]
+
+
+def test_samples_are_dated_when_the_offsets_were_read_not_when_the_snapshot_ended(tmp_path, snap):
+    """Two overlapping reads (check and the dashboard during a broker restart): the one that
+    read the committed offsets first but ended last must not look like a rewind."""
+    lag = next(l for l in snap.lags if l.committed is not None and l.log_end is not None)
+    others = tuple(l for l in snap.lags if l is not lag)
+    t = snap.taken_at
+    slow = replace(snap, lags=(replace(lag, committed=lag.committed, log_end=lag.log_end + 20), *others),
+                   taken_at=t + 20, offsets_read_at=t + 12)
+    quick = replace(snap, lags=(replace(lag, committed=lag.committed + 11, log_end=lag.log_end + 20), *others),
+                    taken_at=t + 15, offsets_read_at=t + 14)
+    join_history(replace(snap, offsets_read_at=t), request(tmp_path))
+    join_history(quick, request(tmp_path))
+    _, statuses = join_history(slow, request(tmp_path))
+    assert statuses[lag.group].status is not LagStatus.REWOUND, statuses[lag.group].detail
