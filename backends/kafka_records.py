@@ -120,9 +120,10 @@ class RecordReader:
 
 def _record(message) -> Record:
     kind, stamp = message.timestamp()
+    headers = message.headers()
     return Record(message.topic(), message.partition(), message.offset(),
                   stamp if kind != 0 else None, TIMESTAMP_TYPES.get(kind, "none"),
-                  message.key(), message.value(), tuple(message.headers() or ()))
+                  message.key(), message.value(), tuple(headers) if headers else ())
 
 
 class RecordWriter:

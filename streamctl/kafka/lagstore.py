@@ -124,6 +124,9 @@ class _Sample(NamedTuple):
 _as_sample = partial(tuple.__new__, _Sample)  # _Sample._make without a Python call per row
 
 
+OVERLAP = 30.0  # seconds within which two processes' reads may interleave
+
+
 class LagStore:
     """Lag samples in one SQLite file; safe for several processes writing at once."""
 
@@ -159,14 +162,20 @@ class LagStore:
     # ------------------------------------------------------------------ writing
 
     def record(self, context: str, lags: Iterable[PartitionLag], now: float) -> None:
-        """Store one snapshot's offsets (uncommitted partitions skipped), then prune, atomically."""
+        """Store one snapshot's offsets (uncommitted partitions skipped), then prune, atomically.
+
+        Several processes read and record at once (check from cron, the dashboard). A sample
+        dated no later than one already stored is stale, and so is one whose log end is below
+        a sample of the last OVERLAP seconds (its log ends were read before the other's):
+        either would make offsets seem to go back, so neither is stored."""
         rows = [{"context": context, "grp": p.group, "topic": p.topic, "part": p.partition,
-                 "ts": now, "committed": p.committed, "log_end": _log_end_at_least(p)}
+                 "ts": now, "committed": p.committed, "log_end": _log_end_at_least(p), "overlap": OVERLAP}
                 for p in lags if p.committed is not None]
         with self._write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO samples VALUES "
-                "(:context, :grp, :topic, :part, :ts, :committed, :log_end)", rows)
+                "INSERT OR REPLACE INTO samples SELECT :context, :grp, :topic, :part, :ts, :committed, :log_end"
+                f" WHERE NOT EXISTS (SELECT 1 FROM samples WHERE {_PARTITION}"
+                " AND (ts >= :ts OR (log_end > :log_end AND ts > :ts - :overlap)))", rows)
             db.executemany(  # keep the newest max_samples per partition
                 f"DELETE FROM samples WHERE {_PARTITION} AND ts < (SELECT ts FROM samples"
                 f" WHERE {_PARTITION} ORDER BY ts DESC LIMIT 1 OFFSET :keep)",

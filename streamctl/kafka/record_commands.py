@@ -15,6 +15,7 @@ from streamctl.ops.preview import EXECUTE
 from streamctl.session import Session
 
 FORMATS = click.Choice(["table", "json", "csv", "raw"])
+TABLE_MAX_BYTES = 64 * 1024 * 1024  # a table holds its rows until it prints them
 
 
 @contextmanager
@@ -39,8 +40,9 @@ def _reader(session: Session):
 @click.option("--from-beginning", is_flag=True, help="Start at the log start (the default).")
 @click.option("--last", type=click.IntRange(min=1), help="Start N records before each partition's end.")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Records at most.")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=64 * 1024 * 1024, show_default=True,
-              help="Key and value bytes at most.")
+@click.option("--max-bytes", type=click.IntRange(min=1),
+              help="Key and value bytes at most (default: 64 MiB for a table, which is held until printed; "
+                   "JSON, CSV and raw stream out, bounded by --limit).")
 @click.option("--follow", "-f", is_flag=True, help="Keep reading new records until interrupted.")
 @click.option("--key", "key_filter", metavar="TEXT", help="Keep records whose key contains TEXT.")
 @click.option("--value", "value_filter", metavar="TEXT", help="Keep records whose value contains TEXT.")
@@ -72,23 +74,26 @@ def topics_read(session: Session, topic: str, partitions, offset, from_time, fro
         starts = records.start_offsets(reader, topic, chosen, offset=offset, from_time=start_ms,
                                        from_beginning=from_beginning, last=last)
         masker = records.Masker.from_config(ctx.records.mask)
+        if max_bytes is None and output == "table":
+            max_bytes = TABLE_MAX_BYTES
         shown = _write(reader.read(topic, starts, follow=follow), keep, masker, output, limit, max_bytes)
     if output == "table":
         click.echo(f"{shown} record(s)", err=True)
 
 
-def _write(stream, keep, masker, output: str, limit: int, max_bytes: int) -> int:
+def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None) -> int:
     """Print kept records as they come; stops at `limit` records or `max_bytes`."""
     from streamctl.kafka import records
 
     out = sys.stdout
+    filtering = keep.active
     table_rows, shown, size = [], 0, 0
     writer = csv.writer(out) if output == "csv" else None
     if writer:
         writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
     try:
         for record in stream:
-            if keep.active and not keep.keeps(record):
+            if filtering and not keep.keeps(record):
                 continue
             record = masker.apply(record)
             if output == "json":
@@ -100,8 +105,11 @@ def _write(stream, keep, masker, output: str, limit: int, max_bytes: int) -> int
             else:
                 table_rows.append(record)
             shown += 1
-            size += record.size
-            if shown >= limit or size >= max_bytes:
+            if max_bytes is not None:
+                size += record.size
+                if size >= max_bytes:
+                    break
+            if shown >= limit:
                 break
     except KeyboardInterrupt:
         pass

@@ -182,16 +182,20 @@ class Masker:
         return cls(tuple(values), tuple(headers), SECRET_NAMES, tuple(sorted(needles)))
 
     def apply(self, record: Record) -> Record:
-        headers = tuple((k, MASK.encode() if self._secret_header(k) else v) for k, v in record.headers)
+        headers = tuple((k, MASK.encode() if self._secret_header(k) else v) for k, v in record.headers) \
+            if record.headers else ()
         value = record.value
-        if value and any(n in value.lower() for n in self._needles):
+        if value and self._could_hold_a_field(value):
             document = _json(value)
             if isinstance(document, (dict, list)) and self._mask(document, ""):
                 value = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
         if value is record.value and headers == record.headers:
             return record
-        return Record(record.topic, record.partition, record.offset, record.timestamp, record.timestamp_type,
-                      record.key, value, headers)
+        return record._replace(value=value, headers=headers)
+
+    def _could_hold_a_field(self, value: bytes) -> bool:
+        lowered = value.lower()
+        return any(n in lowered for n in self._needles)
 
     def _secret_header(self, name: str) -> bool:
         return any(fnmatchcase(name.lower(), pattern) for pattern in self.header_names)
@@ -213,27 +217,25 @@ class Masker:
 # ---- printing -----------------------------------------------------------------------------------
 
 def to_json_line(record: Record) -> str:
-    entry = {"topic": record.topic, "partition": record.partition, "offset": record.offset,
-             "timestamp": record.timestamp, "timestamp_type": record.timestamp_type}
-    _put_bytes(entry, "key", record.key)
-    _put_bytes(entry, "value", record.value)
-    headers = []
-    for name, value in record.headers:
-        header = {"key": name}
-        _put_bytes(header, "value", value)
-        headers.append(header)
-    entry["headers"] = headers
-    return json.dumps(entry, ensure_ascii=False)
+    """One JSON object on one line (written by hand around the C string encoder: json.dumps of a
+    dict costs ~4x more, a million times per export)."""
+    head = (f'{{"topic": {_string(record.topic)}, "partition": {record.partition}, "offset": {record.offset}, '
+            f'"timestamp": {"null" if record.timestamp is None else record.timestamp}, '
+            f'"timestamp_type": "{record.timestamp_type}", ')
+    headers = ", ".join(f'{{"key": {_string(k)}, {_bytes_field("value", v)}}}' for k, v in record.headers)
+    return f'{head}{_bytes_field("key", record.key)}, {_bytes_field("value", record.value)}, "headers": [{headers}]}}'
 
 
-def _put_bytes(target: dict, name: str, data: bytes | None) -> None:
+_string = json.encoder.encode_basestring  # a JSON string literal, non-ASCII kept
+
+
+def _bytes_field(name: str, data: bytes | None) -> str:
     if data is None:
-        target[name] = None
-        return
+        return f'"{name}": null'
     try:
-        target[name] = data.decode("utf-8")
+        return f'"{name}": {_string(data.decode("utf-8"))}'
     except UnicodeDecodeError:
-        target[f"{name}_b64"] = base64.b64encode(data).decode()
+        return f'"{name}_b64": "{base64.b64encode(data).decode()}"'
 
 
 def preview(data: bytes | None, width: int = PREVIEW) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
+    """One record read (a tuple: a read makes a million of them, ~4x cheaper than a dataclass)."""
+
     topic: str
     partition: int
     offset: int
@@ -14,11 +16,12 @@ class Record:
     timestamp_type: str  # "create" | "log-append" | "none"
     key: bytes | None
     value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = field(default_factory=tuple)
+    headers: tuple[tuple[str, bytes | None], ...] = ()
 
     @property
     def size(self) -> int:
-        return len(self.key or b"") + len(self.value or b"") + sum(len(k) + len(v or b"") for k, v in self.headers)
+        size = len(self.key or b"") + len(self.value or b"")
+        return size + sum(len(k) + len(v or b"") for k, v in self.headers) if self.headers else size
 
 
 @dataclass(frozen=True)

@@ -349,3 +349,16 @@ def test_a_commit_read_after_the_log_end_is_stored_with_the_log_end_at_least_the
         store.record("c", [PartitionLag("g", "t", 0, 317, 0, 312)], now=100.0)
         row = store._db.execute("SELECT committed, log_end FROM samples").fetchone()
     assert row == (317, 317)
+
+
+def test_a_stale_sample_from_an_overlapping_read_is_not_stored(store, tmp_path):
+    """check and the dashboard read at once: a sample dated before the newest, or whose log end
+    is below a sample of the last OVERLAP seconds, would make offsets seem to go back."""
+    store.record("ctx", [lag(731, 800)], T0 + 14)
+    store.record("ctx", [lag(720, 790)], T0 + 12)  # read earlier, recorded later
+    store.record("ctx", [lag(735, 795)], T0 + 16)  # its log ends were read before the first's
+    store.record("ctx", [lag(740, 810)], T0 + 18)
+    rows = store._db.execute("SELECT ts, committed, log_end FROM samples ORDER BY ts").fetchall()
+    assert rows == [(T0 + 14, 731, 800), (T0 + 18, 740, 810)]
+    store.record("ctx", [lag(0, 5)], T0 + 18 + 31)  # the topic recreated: its log restarts
+    assert store._db.execute("SELECT max(ts), min(log_end) FROM samples").fetchone() == (T0 + 49, 5)

@@ -36,6 +36,7 @@ class TopicRecordsScreen(DataScreen):
         self.start: str = ""  # "" (the latest), an offset, or a time (ISO 8601, -1h)
         self.value_filter: str = ""
         self.shown: dict[str, object] = {}
+        self.detail_shown = ""  # the text of the record shown in full
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="records-controls"):
@@ -77,7 +78,7 @@ class TopicRecordsScreen(DataScreen):
         filtered = f", values containing {self.value_filter!r}" if self.value_filter else ""
         self.query_one("#records-summary", Static).update(
             escape(f"{len(records)} record(s), {where}{filtered} · follow {'on' if self.follow else 'off'}"))
-        if records and not self.query_one("#record-text", Static).renderable:
+        if records and not self.detail_shown:
             self._detail(records[-1])
 
     @on(DataTable.RowHighlighted, "#records")
@@ -87,7 +88,8 @@ class TopicRecordsScreen(DataScreen):
             self._detail(record)
 
     def _detail(self, record) -> None:
-        self.query_one("#record-text", Static).update(escape(detail_text(record)))
+        self.detail_shown = detail_text(record)
+        self.query_one("#record-text", Static).update(escape(self.detail_shown))
 
     @on(Input.Submitted, "#records-start")
     def _start(self, event: Input.Submitted) -> None:
