@@ -39,9 +39,14 @@ def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
     from streamctl.kafka.record_commands import partition_spec
     from streamctl.kafka.records import Masker
 
+    from streamctl.backends.kafka_client import KafkaError
+
     wanted = [partition_spec(s) for s in partition_specs]
-    snap = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).snapshot(
-        group_filter=lambda g: g == group, known_groups=[group], lag_time=False)
+    try:
+        snap = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).snapshot(
+            group_filter=lambda g: g == group, known_groups=[group], lag_time=False)
+    except KafkaError as exc:
+        raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
     if snap.group(group) is None:
         if snap.errors:
             raise StreamctlError(f"consumer group {group!r} unreadable: {snap.errors[0]}")

@@ -46,7 +46,12 @@ def read_input(source: Path | None, input_format: str, key_separator: str | None
 def plan(ctx, topic: str, batch: list[OutgoingRecord]) -> ProducePlan:
     from streamctl.backends.kafka_isolated import isolated_backend
 
-    md = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).metadata(topic)
+    from streamctl.backends.kafka_client import KafkaError
+
+    try:
+        md = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).metadata(topic)
+    except KafkaError as exc:
+        raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
     known = next((t for t in md.topics if t.name == topic), None)
     if known is None:
         raise UsageError(f"no topic {topic!r} in the cluster (create it first: streamctl topics create)")

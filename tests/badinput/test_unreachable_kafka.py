@@ -8,14 +8,15 @@ from tests.badinput.harness import Case, Workspace
 from tests.conftest import run_cli
 
 READS = [("brokers",), ("topics", "list"), ("topics", "describe", "t"), ("groups", "list"),
-         ("groups", "describe", "g"), ("groups", "lag")]
+         ("groups", "describe", "g"), ("groups", "lag"), ("topics", "read", "t"), ("groups", "peek", "g"),
+         ("topics", "produce", "t", "--execute")]
 
 
 @pytest.mark.parametrize("args", READS, ids=" ".join)
 def test_a_failed_read_names_the_cluster(args, tmp_path):
     workspace = Workspace(tmp_path)
     workspace.write(Case("unreachable", args))
-    result = run_cli(*args, env=workspace.env({}), timeout=60)
+    result = run_cli(*args, env=workspace.env({}), timeout=60)  # stdin is empty: nothing to produce
 
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
