@@ -37,3 +37,9 @@ def undo_dir(*parts: str) -> Path:
     """<state>/undo/<part>/...: where resets keep the offsets they replaced; each part made safe
     as a file name (a group or connector name may hold any character)."""
     return state_dir().joinpath("undo", *(re.sub(r"[^A-Za-z0-9._-]", "_", p) for p in parts))
+
+
+def newest(folder: Path, pattern: str) -> Path | None:
+    """The newest file in `folder` matching `pattern`, by name (undo files are named by time)."""
+    files = sorted(folder.glob(pattern)) if folder.is_dir() else []
+    return files[-1] if files else None

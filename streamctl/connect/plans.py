@@ -264,11 +264,13 @@ def write_undo(context: str, name: str, offsets: list[dict]) -> Path:
 
 
 def last_undo(context: str, name: str) -> Path:
+    from streamctl import paths
+
     folder = undo_dir(context, name)
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    if not files:
+    found = paths.newest(folder, "*.json")
+    if found is None:
         raise UsageError(f"no undo file for connector {name!r} in context {context!r} (looked in {folder})")
-    return files[-1]
+    return found
 
 
 # ---- helpers --------------------------------------------------------------------------------

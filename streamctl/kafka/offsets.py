@@ -281,7 +281,7 @@ def write_undo(context: str, group: str, resets: list[PartitionReset]) -> Path |
 
 def last_undo(context: str, group: str) -> Path:
     folder = undo_dir(context, group)
-    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
-    if not files:
+    found = paths.newest(folder, "*.csv")
+    if found is None:
         raise UsageError(f"no undo file for group {group!r} in context {context!r} (looked in {folder})")
-    return files[-1]
+    return found
