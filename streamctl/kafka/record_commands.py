@@ -76,7 +76,9 @@ def topics_read(session: Session, topic: str, partitions, offset, from_time, fro
         masker = records.Masker.from_config(ctx.records.mask)
         if max_bytes is None and output == "table":
             max_bytes = TABLE_MAX_BYTES
-        shown = _write(reader.read(topic, starts, follow=follow), keep, masker, output, limit, max_bytes)
+        # A table waits for its last row: when following, each record is printed as it comes.
+        shown = _write(reader.read(topic, starts, follow=follow), keep, masker,
+                       "lines" if follow and output == "table" else output, limit, max_bytes)
     if output == "table":
         click.echo(f"{shown} record(s)", err=True)
 
@@ -102,6 +104,9 @@ def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None)
                 writer.writerow(records.csv_row(record))
             elif output == "raw":
                 sys.stdout.buffer.write((record.value or b"") + b"\n")
+            elif output == "lines":
+                out.write(records.text_line(record) + "\n")
+                out.flush()
             else:
                 table_rows.append(record)
             shown += 1

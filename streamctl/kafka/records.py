@@ -261,6 +261,16 @@ def _binary(text: str) -> bool:
     return "\x00" in text or controls * 10 > len(text)
 
 
+def text_line(record: Record) -> str:
+    """One record on one line, tab-separated (what a followed table prints as records come)."""
+    from datetime import datetime, timezone
+
+    when = "-" if record.timestamp is None else \
+        datetime.fromtimestamp(record.timestamp / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
+    return "\t".join((str(record.partition), str(record.offset), when, preview(record.key, 24),
+                      preview(record.value, 200)))
+
+
 def csv_row(record: Record) -> list[str]:
     return [str(record.partition), str(record.offset), str(record.timestamp or ""),
             _text(record.key), _text(record.value),

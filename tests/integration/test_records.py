@@ -193,3 +193,31 @@ def test_binary_and_huge_values_have_bounded_previews(sandbox, records):
     assert max(len(line) for line in table.stdout.splitlines()) < 400
     read_back = _lines(records("topics", "read", topic, "-o", "json"))
     assert base64.b64decode(read_back[0]["value_b64"]) == BINARY and len(read_back[1]["value"]) == 10 * 1024 * 1024
+
+
+def test_follow_prints_new_records_as_they_come_until_interrupted(sandbox, records, tmp_path):
+    import signal
+    import subprocess
+    import threading
+    import time
+
+    from tests.conftest import STREAMCTL
+
+    topic = _topic(sandbox, partitions=1)
+    proc = subprocess.Popen([STREAMCTL, "--config", str(records.config), "topics", "read", topic, "--follow"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=sandbox.cli_env(XDG_STATE_HOME=str(tmp_path / "state")))
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not any("followed-7" in line for line in lines):  # produced until the reader has joined
+            assert time.monotonic() < deadline and proc.poll() is None, (lines, proc.poll())
+            _produce(sandbox, topic, [{"value": b"followed-7", "partition": 0}])
+            time.sleep(1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode in (0, 130) and "Traceback" not in err, err
+    assert lines[0].split("\t")[:2] == ["0", "0"] and lines[0].rstrip("\n").endswith("followed-7")
