@@ -42,6 +42,8 @@ MUTATIONS = {
     ("agents", "stop"): (["agents", "stop", "weblogs", "--execute"], "agents.stop"),
     ("jobs", "start"): (["jobs", "start", "weblog-stats", "--execute"], "jobs start"),
     ("jobs", "stop"): (["jobs", "stop", "weblog-stats", "--execute"], "jobs stop"),
+    ("topics", "produce"): (["topics", "produce", "{topic}", "--from", "{connector_config}", "--execute"],
+                            "topics produce"),
     ("connect", "create"): (["connect", "create", "{new}", "--config", "{connector_config}", "--execute"],
                             "connect create"),
     ("connect", "update"): (["connect", "update", "weblog-archive", "--config", "{connector_config}", "--execute"],

@@ -21,7 +21,8 @@ from tests.integration.kafka_helpers import commit, produce, unique
 pytestmark = pytest.mark.integration
 
 SCREEN_CLASSES = [*SCREENS.values(), TopicDetailScreen, GroupDetailScreen]
-NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen"}
+NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen",
+                  "records"}  # opens the Records screen, which reads only
 JOB, AGENT = "weblog-stats", "weblogs"
 
 
