@@ -52,7 +52,7 @@ def read_config_file(path: Path) -> tuple[str | None, dict[str, str]]:
             raise UsageError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
         if not isinstance(data, dict):
             raise UsageError(f"{path}: expected a JSON object, got {type(data).__name__}")
-        name = data.get("name") if isinstance(data.get("config"), dict) else data.get("name")
+        name = data.get("name")
         config = data["config"] if isinstance(data.get("config"), dict) else data
         return name, _strings(config, path)
     config = as_dict(text)

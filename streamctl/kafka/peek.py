@@ -36,8 +36,7 @@ class PeekView:
 def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
     from streamctl.backends.kafka_isolated import isolated_backend
     from streamctl.backends.kafka_records import RecordReader
-    from streamctl.kafka.record_commands import partition_spec
-    from streamctl.kafka.records import Masker
+    from streamctl.kafka.records import Masker, partition_spec
 
     from streamctl.backends.kafka_client import KafkaError
 

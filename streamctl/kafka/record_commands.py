@@ -179,11 +179,3 @@ def groups_peek(session: Session, group: str, partitions, count: int, output: st
     from streamctl.kafka.render import peek_view
 
     peek_view(views)
-
-
-def partition_spec(spec: str) -> tuple[str, int]:
-    topic, sep, number = spec.rpartition(":")
-    if not sep or not topic or not number.isdigit():
-        raise UsageError(f"--partition {spec!r}: expected TOPIC:PARTITION, like weblogs:0")
-    return topic, int(number)
-

@@ -261,20 +261,33 @@ def _binary(text: str) -> bool:
     return "\x00" in text or controls * 10 > len(text)
 
 
-def text_line(record: Record) -> str:
-    """One record on one line, tab-separated (what a followed table prints as records come)."""
+def timestamp_text(ms: int | None) -> str:
+    """A record's timestamp as UTC ISO 8601 with milliseconds, '-' when it has none."""
+    if ms is None:
+        return "-"
     from datetime import datetime, timezone
 
-    when = "-" if record.timestamp is None else \
-        datetime.fromtimestamp(record.timestamp / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
-    return "\t".join((str(record.partition), str(record.offset), when, preview(record.key, 24),
-                      preview(record.value, 200)))
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def text_line(record: Record) -> str:
+    """One record on one line, tab-separated (what a followed table prints as records come)."""
+    return "\t".join((str(record.partition), str(record.offset), timestamp_text(record.timestamp),
+                      preview(record.key, 24), preview(record.value, 200)))
 
 
 def csv_row(record: Record) -> list[str]:
     return [str(record.partition), str(record.offset), str(record.timestamp or ""),
             _text(record.key), _text(record.value),
             json.dumps({k: _text(v) for k, v in record.headers}) if record.headers else ""]
+
+
+def partition_spec(spec: str) -> tuple[str, int]:
+    """`TOPIC:P` as --partition takes it."""
+    topic, sep, number = spec.rpartition(":")
+    if not sep or not topic or not number.isdigit():
+        raise UsageError(f"--partition {spec!r}: expected TOPIC:PARTITION, like weblogs:0")
+    return topic, int(number)
 
 
 # ---- reading back for producing ---------------------------------------------------------------------

@@ -80,10 +80,10 @@ def records_table(records) -> None:
     """Records: partition, offset, time, key, a bounded value preview, headers (escaped text)."""
     from rich.markup import escape
 
-    from streamctl.kafka.records import preview
+    from streamctl.kafka.records import preview, timestamp_text
 
     simple_table("records", ["partition", "offset", "timestamp", "key", "value", "headers"],
-                 [[r.partition, r.offset, _when(r.timestamp), escape(preview(r.key, 24)), escape(preview(r.value)),
+                 [[r.partition, r.offset, timestamp_text(r.timestamp), escape(preview(r.key, 24)), escape(preview(r.value)),
                    escape(", ".join(f"{k}={preview(v, 16)}" for k, v in r.headers))] for r in records],
                  frozenset({"partition", "offset"}))
 
@@ -99,11 +99,3 @@ def peek_view(views) -> None:
             out.print(f"[yellow]{escape(v.error)}[/yellow]", highlight=False)
         if v.records:
             records_table(v.records)
-
-
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    from datetime import datetime, timezone
-
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

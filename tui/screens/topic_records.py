@@ -63,8 +63,7 @@ class TopicRecordsScreen(DataScreen):
         return self.source.topic_records(self.topic, LATEST, offset, from_time, self.value_filter or None)
 
     def show(self, records) -> None:
-        from streamctl.kafka.records import preview
-        from streamctl.kafka.render import _when
+        from streamctl.kafka.records import preview, timestamp_text
 
         table = self.query_one("#records", DataTable)
         table.clear()
@@ -72,7 +71,7 @@ class TopicRecordsScreen(DataScreen):
         for r in records:
             key = f"{r.partition}:{r.offset}"
             self.shown[key] = r
-            table.add_row(str(r.partition), str(r.offset), _when(r.timestamp), preview(r.key, 24),
+            table.add_row(str(r.partition), str(r.offset), timestamp_text(r.timestamp), preview(r.key, 24),
                           preview(r.value, 80), key=key)
         where = f"from {self.start}" if self.start else f"the latest {LATEST} per partition"
         filtered = f", values containing {self.value_filter!r}" if self.value_filter else ""
@@ -125,10 +124,9 @@ class TopicRecordsScreen(DataScreen):
 
 def detail_text(record) -> str:
     """The whole record: coordinates, key, headers, and the value (JSON pretty-printed)."""
-    from streamctl.kafka.records import preview
-    from streamctl.kafka.render import _when
+    from streamctl.kafka.records import preview, timestamp_text
 
-    lines = [f"{record.topic}/{record.partition} offset {record.offset} · {_when(record.timestamp)} "
+    lines = [f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
              f"({record.timestamp_type})", f"key: {preview(record.key, 200)}"]
     lines += [f"header {k}: {preview(v, 200)}" for k, v in record.headers]
     value = record.value
