@@ -150,16 +150,36 @@ class KafkaBackend:
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
                             members: bool, offsets: bool, known: Iterable[str] = ()):
         """The listed groups (described, when `members`) and their committed offsets (when
-        `offsets`), read at the same time."""
-        listed = self._listed_groups(deadline, errors, keep)
-        if unlisted := sorted({g for g in known if keep(g)} - {g.id for g in listed}):
-            found = self._describe_groups(unlisted, deadline, errors, missing_ok=True)
-            listed = tuple(sorted(listed + tuple(g for g in found if g.state != "DEAD"), key=lambda g: g.id))
-        ids = [g.id for g in listed]
-        described = pool.submit(self._describe_groups, ids, deadline, errors) if members else None
-        committed = self._committed(ids, deadline, errors) if offsets else {}
+        `offsets`), read at the same time; known groups the listing missed are described and
+        read alongside (a failed listing leaves only those)."""
+        known = {g for g in known if keep(g)}
+        try:
+            listed = self._listed_groups(deadline, errors, keep)
+        except KafkaError as exc:
+            if not known:
+                raise
+            errors.append(f"consumer groups: {exc}")
+            listed = ()
+        unlisted = sorted(known - {g.id for g in listed})
+        recovered = pool.submit(self._known_unlisted, unlisted, deadline, errors) if unlisted else None
+        described = pool.submit(self._describe_groups, [g.id for g in listed], deadline, errors) if members else None
+        committed = self._committed([g.id for g in listed] + unlisted, deadline, errors) if offsets else {}
         read_at = time.time() if offsets else None
-        return (described.result() if described else listed), committed, read_at
+        # A group whose describe failed (its coordinator moving) is still a group: it keeps
+        # what the listing said of it; the failure is in `errors`.
+        by_id = {g.id: g for g in (described.result() if described else ())}
+        groups = [by_id.get(g.id, g) for g in listed] + list(recovered.result() if recovered else ())
+        kept = {g.id for g in groups}
+        return (tuple(sorted(groups, key=lambda g: g.id)),
+                {g: o for g, o in committed.items() if g in kept}, read_at)
+
+    def _known_unlisted(self, ids: list[str], deadline: Deadline, errors: list[str]) -> tuple[ConsumerGroup, ...]:
+        """Known groups the listing missed, described: those the cluster no longer has (DEAD, or
+        not found) are dropped; one whose describe failed is kept in state UNKNOWN."""
+        gone: set[str] = set()
+        found = {g.id: g for g in self._describe_groups(ids, deadline, errors, gone)}
+        kept = (found.get(g, ConsumerGroup(id=g, state="UNKNOWN")) for g in ids if g not in gone)
+        return tuple(g for g in kept if g.state != "DEAD")
 
     def _configs(self, md, deadline: Deadline, errors: list[str], topics: bool = True):
         """Key configs of every topic (when `topics`; and, the first time, one broker's) in one batched call."""
@@ -237,8 +257,10 @@ class KafkaBackend:
                                    type=_enum_name(getattr(g, "type", None)) or None)
                      for g in sorted(listing.valid, key=lambda g: g.group_id) if keep(g.group_id))
 
-    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str], missing_ok: bool = False):
-        """`missing_ok`: a group the cluster does not know is left out, not an error."""
+    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str],
+                         missing: set[str] | None = None):
+        """The groups that could be described. With `missing`, a group the cluster does not
+        know goes there, not to `errors`."""
         if not ids:
             return ()
         futures = self._admin.describe_consumer_groups(ids, request_timeout=deadline.left("describe_consumer_groups"))
@@ -247,7 +269,9 @@ class KafkaBackend:
             try:
                 d = future.result(timeout=deadline.left("describe_consumer_groups"))
             except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                if not (missing_ok and _error_code(exc) == KafkaErrorCode.GROUP_ID_NOT_FOUND):
+                if missing is not None and _error_code(exc) == KafkaErrorCode.GROUP_ID_NOT_FOUND:
+                    missing.add(group_id)
+                else:
                     errors.append(f"group {group_id}: {reason(exc)}")
                 continue
             groups.append(ConsumerGroup(
@@ -278,8 +302,10 @@ class KafkaBackend:
                 in_flight[futures[group_id]] = group_id
             done, _ = concurrent.futures.wait(in_flight, timeout=deadline.left("list_consumer_group_offsets"),
                                               return_when=concurrent.futures.FIRST_COMPLETED)
-            if not done:
-                raise KafkaError("deadline reached while reading committed offsets")
+            if not done:  # the groups still waiting cost only themselves
+                errors += [f"offsets of group {g}: no answer within the deadline"
+                           for g in [*in_flight.values(), *pending]]
+                break
             for future in done:
                 group_id = in_flight.pop(future)
                 try:
@@ -447,6 +473,7 @@ def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, late
 _LISTING_RETRIABLE = {KafkaErrorCode.COORDINATOR_LOAD_IN_PROGRESS, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
                       KafkaErrorCode.NOT_COORDINATOR}
 LISTING_RETRY_PAUSE = 0.5
+LISTING_ANSWER_MARGIN = 0.5  # seconds
 
 
 def list_groups(admin: AdminClient, deadline: Deadline):
@@ -457,9 +484,12 @@ def list_groups(admin: AdminClient, deadline: Deadline):
     if deadline.ends is not None:
         give_up = min(give_up, deadline.ends - 1.0)  # a second kept for the rest of the snapshot
     while True:
+        wait = deadline.left("list_consumer_groups")
+        # The brokers' requests time out first, so a broker that does not answer costs only its
+        # own groups (an error in the answer), not the whole listing.
         listing = call(lambda: admin.list_consumer_groups(
-            request_timeout=deadline.left("list_consumer_groups")).result(
-            timeout=deadline.left("list_consumer_groups")), "listing consumer groups")
+            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),
+            "listing consumer groups")
         loading = any(_error_code(e) in _LISTING_RETRIABLE for e in listing.errors)
         pause_ends = time.monotonic() + LISTING_RETRY_PAUSE
         if not loading or pause_ends > give_up:
