@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from streamctl.console import new_table, out, print_table, simple_table
+from streamctl.model.kafka import type_label
 from streamctl.ops.render import cell
 
 
@@ -42,14 +43,15 @@ def topic_detail(detail: dict) -> None:
 
 
 def groups_table(summaries: list[dict]) -> None:
-    columns = ["group", "state", "members", "topics", "lag", "lag (s)"]
-    rows = [[s["id"], s["state"], s["members"], ",".join(s["topics"]), s["lag"],
+    columns = ["group", "type", "state", "members", "topics", "lag", "lag (s)"]
+    rows = [[s["id"], type_label(s["type"]), s["state"], s["members"], ",".join(s["topics"]), s["lag"],
              None if s["lag_seconds"] is None else f"{s['lag_seconds']:.1f}"] for s in summaries]
     simple_table("consumer groups", columns, rows, right={"members", "lag", "lag (s)"})
 
 
 def group_detail(detail: dict) -> None:
-    out.print(f"[bold]{detail['id']}[/]  state {detail['state']}  protocol {detail['protocol'] or '-'}  "
+    out.print(f"[bold]{detail['id']}[/]  type {type_label(detail['type'])}  state {detail['state']}  "
+              f"protocol {detail['protocol'] or '-'}  "
               f"coordinator {detail['coordinator']}", highlight=False)
     lag_table(detail["partitions"], title="partitions")
     rows = [[m["client_id"], m["host"], m["member_id"],

@@ -78,6 +78,12 @@ class ConsumerGroup:
     members: tuple[GroupMember, ...] = ()
 
 
+def type_label(group_type: str | None) -> str:
+    """A group's protocol type as operators write it (classic, consumer: KIP-848), "-" when the
+    broker does not say (ListGroups before v5, Kafka 3.8)."""
+    return group_type.lower() if group_type and group_type != "UNKNOWN" else "-"
+
+
 @dataclass(frozen=True, slots=True)
 class PartitionLag:
     """A group's position on one partition. lag = log_end - committed (None if uncommitted)."""

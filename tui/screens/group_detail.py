@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from streamctl.errors import UsageError
+from streamctl.model.kafka import type_label
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
@@ -54,7 +55,7 @@ class GroupDetailScreen(DataScreen):
 
         group, lags, next_records = data
         self.query_one("#group-summary", Static).update(
-            f"[b]{escape(group.id)}[/b] · state {group.state} · protocol {group.protocol or '-'} · "
+            f"[b]{escape(group.id)}[/b] · {type_label(group.type)} group · state {group.state} · protocol {group.protocol or '-'} · "
             f"coordinator {group.coordinator} · members {len(group.members)}")
         table = self.query_one("#lags", DataTable)
         table.clear()

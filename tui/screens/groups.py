@@ -11,12 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from streamctl.model.kafka import type_label
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.sparkline import sparkline
 
-COLUMNS = ["group", "state", "members", "topics", "lag", "lag (s)", "trend", "status"]
+COLUMNS = ["group", "type", "state", "members", "topics", "lag", "lag (s)", "trend", "status"]
 STATUS_STYLE = {"OK": "green", "LAGGING": "yellow", "STALLED": "bold red", "STOPPED": "bold red",
                 "REWOUND": "yellow", "UNKNOWN": "dim"}
 
@@ -30,7 +31,7 @@ class GroupsScreen(DataScreen):
         self.history: dict[str, deque] = defaultdict(lambda: deque(maxlen=30))
 
     def compose_body(self) -> ComposeResult:
-        yield FilterTable(COLUMNS, sort_column=4, descending=True, id="groups")
+        yield FilterTable(COLUMNS, sort_column=5, descending=True, id="groups")
 
     def fetch(self):
         """Everything computed here, in the worker thread; show() only fills the table."""
@@ -43,7 +44,7 @@ class GroupsScreen(DataScreen):
             lags = by_group.get(g.id, [])
             seconds = [l.lag_seconds for l in lags if l.lag_seconds is not None]
             status = getattr(getattr(statuses.get(g.id), "status", None), "value", "UNKNOWN")
-            summaries.append((g.id, g.state, len(g.members), ",".join(sorted({l.topic for l in lags})),
+            summaries.append((g.id, type_label(g.type), g.state, len(g.members), ",".join(sorted({l.topic for l in lags})),
                               sum(l.lag or 0 for l in lags), max(seconds) if seconds else None, status))
         return snap, summaries
 
@@ -51,12 +52,12 @@ class GroupsScreen(DataScreen):
         snap, summaries = data
         self.app.last_kafka = snap
         rows = []
-        for group, state, members, topics, total, seconds, status in summaries:
+        for group, kind, state, members, topics, total, seconds, status in summaries:
             self.history[group].append(total)
-            cells = [group, state, str(members), topics, str(total),
+            cells = [group, kind, state, str(members), topics, str(total),
                      "-" if seconds is None else f"{seconds:.0f}", sparkline(self.history[group]),
                      Text(status, style=STATUS_STYLE.get(status, ""))]
-            rows.append((group, cells, [group, state, members, topics, total, seconds, total, status]))
+            rows.append((group, cells, [group, kind, state, members, topics, total, seconds, total, status]))
         self.query_one(FilterTable).set_rows(rows)
         if partial := _group_errors(snap.errors):  # a listing that timed out must not look like "no groups"
             more = f" (and {len(partial) - 1} more)" if len(partial) > 1 else ""
