@@ -67,6 +67,27 @@ class KafkaBackend:
                                    "describing a broker"))
         return _snapshot_of(md, bool(self.kraft))
 
+    def broker_roles(self, deadline: Deadline | None = None) -> dict[int, str]:
+        """Each registered broker's `process.roles` ("broker,controller"). Empty in ZooKeeper
+        mode, where brokers have none set. librdkafka takes one broker per DescribeConfigs: the
+        calls are in flight together. A node that is only a controller is not registered: the
+        quorum (`check --component quorum`) lists it."""
+        deadline = deadline or Deadline(self.timeout)
+        md = self._metadata(None, deadline)
+        admin = self._configs_admin()
+        futures = {}
+        for broker in sorted(md.brokers):
+            resource = ConfigResource(ResourceType.BROKER, str(broker))
+            futures[broker] = admin.describe_configs(
+                [resource], request_timeout=deadline.left("describe_configs"))[resource]
+        roles = {}
+        for broker, future in futures.items():
+            entries = call(lambda: future.result(timeout=deadline.left("describe_configs")),
+                           f"describing broker {broker}")
+            if (value := entries.get("process.roles")) is not None and value.value:
+                roles[broker] = value.value
+        return roles
+
     def _metadata(self, topic: str | None, deadline: Deadline):
         try:
             return call(lambda: self._admin.list_topics(topic=topic, timeout=deadline.left("metadata")),

@@ -160,6 +160,8 @@ class Thresholds(_Model):
     """ZooKeeper outstanding requests that raise a warning."""
     connect_unassigned_warn_seconds: float = Field(60.0, ge=0)
     """Seconds a Connect connector or task may stay UNASSIGNED before a warning."""
+    quorum_voter_lag_warn: int = Field(1000, ge=0)
+    """Records a KRaft controller (a quorum voter) may be behind the quorum leader before a warning."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:
@@ -207,6 +209,8 @@ class KafkaSettings(_Model):
     """How many brokers the cluster should have."""
     timeout: float = Field(10.0, gt=0, allow_inf_nan=False)
     """Seconds per network call."""
+    quorum_timeout: float = Field(30.0, gt=0, allow_inf_nan=False)
+    """Seconds for `check --component quorum` (it starts Kafka's metadata-quorum tool in a JVM)."""
 
     @field_validator("properties", mode="before")
     @classmethod

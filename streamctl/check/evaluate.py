@@ -26,6 +26,7 @@ COLLECTORS = {
     "flume": "streamctl.flume.collect",
     "spark": "streamctl.spark.collect",
     "connect": "streamctl.connect.collect",
+    "quorum": "streamctl.kafka.quorum",  # opt-in: a JVM start (KRaft's controller quorum)
 }
 
 

@@ -57,16 +57,20 @@ def _groups_read(snap, name: str | None = None) -> None:
 @click.pass_obj
 def brokers(session: Session, output: str) -> None:
     """The cluster's brokers (one metadata call)."""
+    from streamctl.model.kafka import broker_roles
+
     with _kafka(session) as (_, kafka):
         md = kafka.metadata()
+        kraft_roles = kafka.broker_roles() if md.kraft else {}
+    roles = {b.id: broker_roles(b, md.kraft, kraft_roles) for b in md.brokers}
     data = {"cluster_id": md.cluster_id, "kraft": md.kraft, "controller_id": md.controller_id,
-            "brokers": [asdict(b) for b in md.brokers]}
+            "brokers": [{**asdict(b), "roles": roles[b.id]} for b in md.brokers]}
     if output == "json":
         click.echo(json.dumps(data, indent=2))
     else:
         from streamctl.kafka.render import brokers_table
 
-        brokers_table(md)
+        brokers_table(md, roles)
 
 
 @click.group()

@@ -7,10 +7,11 @@ from streamctl.model.kafka import type_label
 from streamctl.ops.render import cell
 
 
-def brokers_table(md) -> None:
-    table = new_table(f"cluster {md.cluster_id or '?'}", ("id", "host", "port", "rack", "controller"))
+def brokers_table(md, roles: dict[int, list[str]]) -> None:
+    mode = "KRaft" if md.kraft else "ZooKeeper"
+    table = new_table(f"cluster {md.cluster_id or '?'} ({mode} mode)", ("id", "host", "port", "rack", "roles"))
     for b in md.brokers:
-        table.add_row(str(b.id), b.host, str(b.port), b.rack or "-", "yes" if b.is_controller else "")
+        table.add_row(str(b.id), b.host, str(b.port), b.rack or "-", ", ".join(roles[b.id]) or "?")
     print_table(table)
 
 

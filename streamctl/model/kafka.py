@@ -78,6 +78,15 @@ class ConsumerGroup:
     members: tuple[GroupMember, ...] = ()
 
 
+def broker_roles(broker: Broker, kraft: bool, kraft_roles: dict[int, str]) -> list[str]:
+    """What a broker is: in ZooKeeper mode a broker, and the controller when it is the active
+    one; in KRaft its process.roles (unknown until read). describe_cluster's "controller" is an
+    arbitrary broker in KRaft and never shown as one."""
+    if not kraft:
+        return ["broker", "controller"] if broker.is_controller else ["broker"]
+    return [r.strip() for r in kraft_roles[broker.id].split(",")] if broker.id in kraft_roles else []
+
+
 def type_label(group_type: str | None) -> str:
     """A group's protocol type as operators write it (classic, consumer: KIP-848), "-" when the
     broker does not say (ListGroups before v5, Kafka 3.8)."""
@@ -141,3 +150,28 @@ class KafkaSnapshot:
 
     def group_lags(self, group_id: str) -> list[PartitionLag]:
         return [l for l in self.lags if l.group == group_id]
+
+
+# ---- KRaft controller quorum ---------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class QuorumNode:
+    """A voter (role leader or follower) or an observer (a broker that only reads the log)."""
+
+    node_id: int
+    role: str  # leader, follower, observer
+    log_end_offset: int
+    lag: int  # records behind the leader
+    last_caught_up_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Quorum:
+    leader_id: int | None  # None: no leader elected
+    epoch: int
+    high_watermark: int
+    nodes: tuple[QuorumNode, ...] = ()
+
+    @property
+    def voters(self) -> tuple[QuorumNode, ...]:
+        return tuple(n for n in self.nodes if n.role in ("leader", "follower"))

@@ -30,6 +30,8 @@ class DashboardSource(Protocol):
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
 
+    def kafka_broker_roles(self) -> dict[int, str]: ...  # KRaft process.roles by broker id
+
     def health(self) -> Evaluation: ...
 
     def zookeeper(self): ...
@@ -107,6 +109,9 @@ class Dashboard:
         from streamctl.kafka.browse import at_offsets
 
         return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
+
+    def kafka_broker_roles(self) -> dict[int, str]:
+        return self.kafka.broker_roles()
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the

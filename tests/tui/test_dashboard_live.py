@@ -62,13 +62,15 @@ async def test_every_screen_renders_real_data(sandbox, scene):
         await pilot.press("2")
         await settle(app, pilot)
         assert [r[0] for r in rows(app)] == ["1", "2", "3"]
+        assert sorted(r[3] for r in rows(app)) == ["broker", "broker", "broker, controller"]  # ZooKeeper mode
         await pilot.press("3")
         await settle(app, pilot)
         assert topic in [r[0] for r in rows(app)]
         await pilot.press("4")
         await settle(app, pilot)
         lagging = {r[0]: r for r in rows(app)}[group]
-        assert lagging[4] == str(3 * (100 - 10)), "group lag summed over partitions"
+        assert lagging[1] == "classic"
+        assert lagging[5] == str(3 * (100 - 10)), "group lag summed over partitions"
 
 
 async def test_drilling_into_a_topic_shows_isr(sandbox, scene):

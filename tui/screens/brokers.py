@@ -1,4 +1,5 @@
-"""Brokers: id, address, rack, controller (ZooKeeper mode only), partitions led, status."""
+"""Brokers: id, address, rack, roles (the active controller in ZooKeeper mode, process.roles in
+KRaft), partitions led, status."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable
 
+from streamctl.errors import StreamctlError
+from streamctl.model.kafka import broker_roles
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -19,14 +22,20 @@ class BrokersScreen(DataScreen):
         yield LiteralTable(id="brokers", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("id", "host:port", "rack", "controller", "leads", "replicas",
+        self.query_one(DataTable).add_columns("id", "host:port", "rack", "roles", "leads", "replicas",
                                               "status")
         super().on_mount()
 
     def fetch(self):
-        return self.source.kafka_snapshot(lag_time=False, group_details=False, topic_configs=False)
+        snap = self.source.kafka_snapshot(lag_time=False, group_details=False, topic_configs=False)
+        try:
+            kraft_roles = self.source.kafka_broker_roles() if snap.kraft else {}
+        except StreamctlError:
+            kraft_roles = {}  # shown as unknown; the snapshot itself was read
+        return snap, {b.id: broker_roles(b, snap.kraft, kraft_roles) for b in snap.brokers}
 
-    def show(self, snap) -> None:
+    def show(self, data) -> None:
+        snap, roles = data
         self.app.last_kafka = snap
         led = Counter(p.leader for p in snap.partitions)
         hosted = Counter(r for p in snap.partitions for r in p.replicas)
@@ -34,8 +43,7 @@ class BrokersScreen(DataScreen):
         table = self.query_one(DataTable)
         table.clear()
         for b in snap.brokers:
-            controller = "yes" if b.is_controller else ("n/a (KRaft)" if snap.kraft else "")
-            table.add_row(str(b.id), f"{b.host}:{b.port}", b.rack or "-", controller, str(led[b.id]),
+            table.add_row(str(b.id), f"{b.host}:{b.port}", b.rack or "-", ", ".join(roles[b.id]) or "?", str(led[b.id]),
                           str(hosted[b.id]), Text("up", style="green"), key=str(b.id))
         for missing in sorted(set(hosted) - live):
             table.add_row(str(missing), "-", "-", "", "0", str(hosted[missing]),
