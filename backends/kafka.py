@@ -67,16 +67,16 @@ class KafkaBackend:
                                    "describing a broker"))
         return _snapshot_of(md, bool(self.kraft))
 
-    def broker_roles(self, deadline: Deadline | None = None) -> dict[int, str]:
-        """Each registered broker's `process.roles` ("broker,controller"). Empty in ZooKeeper
+    def broker_roles(self, broker_ids: Iterable[int], deadline: Deadline | None = None) -> dict[int, str]:
+        """The `process.roles` ("broker,controller") of each broker named (the metadata the
+        caller already read lists them). Empty in ZooKeeper
         mode, where brokers have none set. librdkafka takes one broker per DescribeConfigs: the
         calls are in flight together. A node that is only a controller is not registered: the
         quorum (`check --component quorum`) lists it."""
         deadline = deadline or Deadline(self.timeout)
-        md = self._metadata(None, deadline)
         admin = self._configs_admin()
         futures = {}
-        for broker in sorted(md.brokers):
+        for broker in sorted(broker_ids):
             resource = ConfigResource(ResourceType.BROKER, str(broker))
             futures[broker] = admin.describe_configs(
                 [resource], request_timeout=deadline.left("describe_configs"))[resource]

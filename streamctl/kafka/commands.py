@@ -61,7 +61,7 @@ def brokers(session: Session, output: str) -> None:
 
     with _kafka(session) as (_, kafka):
         md = kafka.metadata()
-        kraft_roles = kafka.broker_roles() if md.kraft else {}
+        kraft_roles = kafka.broker_roles([b.id for b in md.brokers]) if md.kraft else {}
     roles = {b.id: broker_roles(b, md.kraft, kraft_roles) for b in md.brokers}
     data = {"cluster_id": md.cluster_id, "kraft": md.kraft, "controller_id": md.controller_id,
             "brokers": [{**asdict(b), "roles": roles[b.id]} for b in md.brokers]}

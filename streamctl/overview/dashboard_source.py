@@ -30,7 +30,7 @@ class DashboardSource(Protocol):
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
 
-    def kafka_broker_roles(self) -> dict[int, str]: ...  # KRaft process.roles by broker id
+    def kafka_broker_roles(self, broker_ids) -> dict[int, str]: ...  # KRaft process.roles by broker id
 
     def health(self) -> Evaluation: ...
 
@@ -110,8 +110,8 @@ class Dashboard:
 
         return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
 
-    def kafka_broker_roles(self) -> dict[int, str]:
-        return self.kafka.broker_roles()
+    def kafka_broker_roles(self, broker_ids) -> dict[int, str]:
+        return self.kafka.broker_roles(list(broker_ids))
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the

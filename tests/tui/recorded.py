@@ -49,7 +49,7 @@ class RecordedSource:
     def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True, topic_configs: bool = True):
         return self.snapshot
 
-    def kafka_broker_roles(self) -> dict[int, str]:
+    def kafka_broker_roles(self, broker_ids) -> dict[int, str]:
         return {}  # the recorded snapshots hold no broker configs: roles show as unknown
 
     def kafka_groups(self):

@@ -29,7 +29,7 @@ class BrokersScreen(DataScreen):
     def fetch(self):
         snap = self.source.kafka_snapshot(lag_time=False, group_details=False, topic_configs=False)
         try:
-            kraft_roles = self.source.kafka_broker_roles() if snap.kraft else {}
+            kraft_roles = self.source.kafka_broker_roles([b.id for b in snap.brokers]) if snap.kraft else {}
         except StreamctlError:
             kraft_roles = {}  # shown as unknown; the snapshot itself was read
         return snap, {b.id: broker_roles(b, snap.kraft, kraft_roles) for b in snap.brokers}
