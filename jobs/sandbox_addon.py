@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
-from streamctl.errors import StreamctlError
 from streamctl.jobs import launcher
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
@@ -26,27 +25,11 @@ def runs_root(sandbox: Sandbox) -> Path:
     return sandbox.root.parent / "jobs"
 
 
-def ensure_topics(bootstrap_servers: str, replication: int) -> None:
-    """Create the demo topics that are missing (the Flume add-on may have made `weblogs`)."""
-    from streamctl.backends.kafka import KafkaBackend
-
-    kafka = KafkaBackend({"bootstrap.servers": bootstrap_servers}, timeout=15.0)
-    existing = {t.name for t in kafka.metadata().topics}
-    for topic, partitions in TOPICS.items():
-        if topic in existing:
-            continue
-        try:
-            kafka.create_topic(topic, partitions, replication)
-        except StreamctlError as exc:
-            if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
-                raise
-
-
 def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     if launcher.pyspark_home() is None:
         sandbox.report("pyspark is not installed: no Spark job (pip install 'streamctl[spark]')")
         return []
-    ensure_topics(state.bootstrap_servers, min(3, state.brokers))
+    sandbox.ensure_topics(state, TOPICS)
     data = sandbox.root / "data" / "spark" / JOB
     log = sandbox.root / "logs" / f"{SERVICE}.log"
     spec = launcher.new_spec(

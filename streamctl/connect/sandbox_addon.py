@@ -79,25 +79,9 @@ def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path)
     return "".join(f"{key}={value}\n" for key, value in props.items())
 
 
-def ensure_demo_topic(sandbox: Sandbox, state: SandboxState) -> None:
-    """The sink's topic, made here when the Spark job's add-on did not (Kafka-only or secure stacks)."""
-    from streamctl.backends.kafka import KafkaBackend
-    from streamctl.errors import StreamctlError
-
-    client = {"bootstrap.servers": state.bootstrap_servers,
-              **(sandbox_secure.client_properties(sandbox.root) if state.secure else {})}
-    kafka = KafkaBackend(client, timeout=15.0)
-    if any(t.name == DEMO_TOPIC for t in kafka.metadata().topics):
-        return
-    try:
-        kafka.create_topic(DEMO_TOPIC, 3, min(3, state.brokers))
-    except StreamctlError as exc:
-        if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
-            raise
-
-
 def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
-    ensure_demo_topic(sandbox, state)
+    # Made here too when the Spark job's add-on did not run (Kafka-only or secure stacks).
+    sandbox.ensure_topics(state, {DEMO_TOPIC: 3})
     kraft = state.mode == "kraft"
     kafka_set = maven.KAFKA_KRAFT if kraft else maven.KAFKA
     file_set = CONNECT_FILE_KRAFT if kraft else CONNECT_FILE

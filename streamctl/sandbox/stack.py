@@ -237,7 +237,7 @@ class Sandbox:
                                          f"{lines[-1] if lines else result.returncode}")
 
     def _start(self, state: SandboxState, service: Service, java: str) -> None:
-        self.report(f"starting {service.name} on 127.0.0.1:{service.port}")
+        self.report(f"starting {service.name}" + (f" on 127.0.0.1:{service.port}" if service.port else ""))
         argv = [java, *service.argv[1:]] if service.argv[0] == "java" else service.argv
         service.pid, service.create_time = procs.spawn(argv, Path(service.log), cwd=self.root,
                                                        env=service.env)
@@ -289,14 +289,32 @@ class Sandbox:
         return bool(md) and len(md.brokers) == state.brokers and not any(p.under_replicated for p in md.partitions)
 
     def _metadata(self, state: SandboxState, timeout: float):
+        try:
+            return self.kafka(state, timeout).metadata()
+        except StreamctlError:
+            return None
+
+    def kafka(self, state: SandboxState, timeout: float = 15.0):
+        """A client of the sandbox's cluster (logged in on a --secure stack)."""
         from streamctl.backends.kafka import KafkaBackend
 
         client = {"bootstrap.servers": state.bootstrap_servers,
                   **(sandbox_secure.client_properties(self.root) if state.secure else {})}
-        try:
-            return KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft").metadata()
-        except StreamctlError:
-            return None
+        return KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft")
+
+    def ensure_topics(self, state: SandboxState, topics: dict[str, int]) -> None:
+        """Create the demo topics (name -> partitions) that are missing; another add-on may
+        have made some, and two may race to make the same one."""
+        kafka = self.kafka(state)
+        existing = {t.name for t in kafka.metadata().topics}
+        for topic, partitions in topics.items():
+            if topic in existing:
+                continue
+            try:
+                kafka.create_topic(topic, partitions, min(3, state.brokers))
+            except StreamctlError as exc:
+                if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
+                    raise
 
     def write_context(self, state: SandboxState) -> None:
         from streamctl.config import save_context
