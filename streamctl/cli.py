@@ -20,6 +20,7 @@ COMMANDS = {
     "brokers": "streamctl.kafka.commands:brokers",
     "topics": "streamctl.kafka.commands:topics",
     "groups": "streamctl.kafka.commands:groups",
+    "streams": "streamctl.kafka.streams_commands:streams",
     "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
     "audit": "streamctl.ops.commands:audit",
     "zk": "streamctl.zookeeper.commands:zk",

@@ -198,6 +198,13 @@ class ExcludeFilter(_Model):
     """Consumer group globs to exclude."""
 
 
+class StreamsAppSettings(_Model):
+    """One Kafka Streams app's declared facts."""
+
+    outputs: list[str] = Field(default_factory=list)
+    """The topics it writes (the group's offsets name only what it reads)."""
+
+
 class KafkaSettings(_Model):
     """How to reach the Kafka cluster."""
 
@@ -211,6 +218,8 @@ class KafkaSettings(_Model):
     """Seconds per network call."""
     quorum_timeout: float = Field(30.0, gt=0, allow_inf_nan=False)
     """Seconds for `check --component quorum` (it starts Kafka's metadata-quorum tool in a JVM)."""
+    streams: dict[str, StreamsAppSettings] = Field(default_factory=dict)
+    """Kafka Streams apps by application.id: what the cluster cannot tell (their output topics)."""
 
     @field_validator("properties", mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.screens.topics import TopicsScreen
 from streamctl.tui.screens.zookeeper import ZooKeeperScreen
 from streamctl.tui.screens.jobs import JobsScreen
+from streamctl.tui.screens.streams import StreamsScreen
 
 SCREENS = {
     "overview": OverviewScreen,
@@ -27,6 +28,7 @@ SCREENS = {
     "agents": AgentsScreen,
     "jobs": JobsScreen,
     "connect": ConnectScreen,
+    "streams": StreamsScreen,
 }
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
@@ -46,6 +48,7 @@ class StreamctlApp(App):
         Binding("6", "switch_mode('agents')", "Flume agents", id="mode.agents"),
         Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
         Binding("8", "switch_mode('connect')", "Kafka Connect", id="mode.connect"),
+        Binding("9", "switch_mode('streams')", "Kafka Streams", id="mode.streams"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),

@@ -12,6 +12,7 @@ from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
 from streamctl.kafka.lagstore import default_path
+from streamctl.kafka.streams import find_apps, streams_health
 from streamctl.model.health import Finding, Metric, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
@@ -52,6 +53,9 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
                         f"Kafka unreachable at {ctx.kafka.bootstrap_servers}: {exc}")], \
                [Metric("kafka_up", 0, "1 when the cluster answered", min=0, max=1)]
     findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
+    streams_findings, streams_metrics = streams_health(find_apps(
+        snap, thresholds.allowed_lag, {name: app.outputs for name, app in ctx.kafka.streams.items()}))
+    findings, metrics = findings + streams_findings, metrics + streams_metrics
     if snap.errors:  # partial: say which broker (if any) did not answer
         findings += _silent_findings(snap, deadline_at)
     metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))

@@ -81,25 +81,52 @@ def delete_topic(admin, context: str, plan: Plan) -> None:
 
 def reset_offsets(admin, context: str, plan: Plan, resets) -> Path | None:
     """Undo file first (durable), the group re-checked idle, then the commit, then a re-read."""
-    group = plan.target
-    targets = {(r.topic, r.partition): r.target for r in resets}
     undo: list[Path | None] = [None]
 
     def apply():
-        undo[0] = offset_ops.write_undo(context, group, resets)
-        _, fresh = offset_ops.describe_group(admin, group)
-        offset_ops.require_idle(fresh)  # a consumer may have joined since the plan
-        admin.commit_offsets(group, targets)
+        undo[0] = _commit_resets(admin, context, plan.target, resets)
+
+    execute(plan, context, apply, lambda: _verify_resets(admin, plan.target, resets))
+    return undo[0]
+
+
+def reset_streams_app(admin, context: str, plan: Plan, resets) -> Path | None:
+    """As Kafka's application reset tool: the input offsets moved (undo file first), then the
+    internal topics deleted; re-read until the offsets show and the topics are gone."""
+    internal = plan.parameters["internal_topics"]
+    undo: list[Path | None] = [None]
+
+    def apply():
+        undo[0] = _commit_resets(admin, context, plan.target, resets)
+        for name in internal:
+            admin.delete_topic(name)
 
     def verify():
-        now = admin.committed(group)
-        wrong = [f"{t}/{p}" for (t, p), o in targets.items() if now.get((t, p)) != o]
-        if wrong:
-            raise StreamctlError(f"offsets of {', '.join(wrong)} differ from the plan after the commit")
-        return [[f"{t}/{p}", "offset", o] for (t, p), o in sorted(targets.items())]
+        listed = {t.name for t in admin.metadata().topics}
+        left = [name for name in internal if name in listed]
+        if left:
+            raise StreamctlError(f"internal topic(s) {', '.join(left)} still listed after delete")
+        return _verify_resets(admin, plan.target, resets) + [[f"topic {name}", "exists", False] for name in internal]
 
-    execute(plan, context, apply, verify)
+    execute(plan, context, apply, eventually(verify))
     return undo[0]
+
+
+def _commit_resets(admin, context: str, group: str, resets) -> Path | None:
+    undo = offset_ops.write_undo(context, group, resets)
+    _, fresh = offset_ops.describe_group(admin, group)
+    offset_ops.require_idle(fresh)  # a consumer may have joined since the plan
+    admin.commit_offsets(group, {(r.topic, r.partition): r.target for r in resets})
+    return undo
+
+
+def _verify_resets(admin, group: str, resets) -> list[list]:
+    targets = {(r.topic, r.partition): r.target for r in resets}
+    now = admin.committed(group)
+    wrong = [f"{t}/{p}" for (t, p), o in targets.items() if now.get((t, p)) != o]
+    if wrong:
+        raise StreamctlError(f"offsets of {', '.join(wrong)} differ from the plan after the commit")
+    return [[f"{t}/{p}", "offset", o] for (t, p), o in sorted(targets.items())]
 
 
 def elect_leaders(admin, context: str, plan: Plan) -> None:

@@ -74,9 +74,35 @@ def reset_table(plan, resets) -> None:
     for r, change in zip(resets, plan.changes):
         table.add_row(f"{r.topic}/{r.partition}", cell(r.current), str(r.target), str(r.log_start),
                       str(r.log_end), change.note)
+    for change in plan.changes[len(resets):]:  # beyond the offsets (a Streams reset's topic deletions)
+        table.add_row(change.object, cell(change.before), cell(change.after), "", "", change.note)
     print_table(table)
     for warning in plan.warnings:
         out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+
+
+def streams_table(apps: list[dict]) -> None:
+    rows = [[a["app_id"], a["status"], a["group_state"], len(a["instances"]), a["threads"],
+             ",".join(t["name"] for t in a["topics"] if t["role"] == "input"),
+             sum(t["role"] in ("repartition", "changelog") for t in a["topics"]), a["lag"]] for a in apps]
+    simple_table("Kafka Streams apps", ["app", "status", "group state", "instances", "threads", "inputs",
+                                        "internal topics", "lag"], rows,
+                 right={"instances", "threads", "internal topics", "lag"})
+
+
+def streams_detail(app: dict) -> None:
+    out.print(f"[bold]{app['app_id']}[/]  status {app['status']}  group {app['group_state']}  "
+              f"lag {app['lag']}", highlight=False)
+    simple_table("topics", ["topic", "role", "partitions", "records", "lag", "under min ISR"],
+                 [[t["name"], t["role"], t["partitions"], t["records"], t["lag"],
+                   ",".join(map(str, t["under_min_isr"]))] for t in app["topics"]],
+                 right={"partitions", "records", "lag"})
+    if not app["members_read"]:
+        out.print("instances: not read (the group could not be described)", highlight=False)
+        return
+    simple_table("instances", ["client", "host", "threads", "partitions"],
+                 [[i["client"], i["host"], i["threads"], i["partitions"]] for i in app["instances"]],
+                 right={"threads", "partitions"})
 
 
 def records_table(records) -> None:

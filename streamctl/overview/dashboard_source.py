@@ -32,6 +32,8 @@ class DashboardSource(Protocol):
 
     def kafka_broker_roles(self, broker_ids) -> dict[int, str]: ...  # KRaft process.roles by broker id
 
+    def streams_apps(self) -> list: ...  # the Kafka Streams apps (StreamsApp) among the groups
+
     def health(self) -> Evaluation: ...
 
     def zookeeper(self): ...
@@ -95,6 +97,13 @@ class Dashboard:
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
                                    group_members=group_details, group_offsets=group_details,
                                    topic_configs=topic_configs)
+
+    def streams_apps(self) -> list:
+        """The Kafka Streams apps among the groups, with the outputs the context declares."""
+        from streamctl.kafka.streams import find_apps
+
+        outputs = {name: app.outputs for name, app in self.ctx.kafka.streams.items()}
+        return find_apps(self.kafka_snapshot(lag_time=False), self.ctx.thresholds.allowed_lag, outputs)
 
     def topic_records(self, topic: str, last: int = 20, offset: int | None = None,
                       from_time: str | None = None, value: str | None = None) -> list:

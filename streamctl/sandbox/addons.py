@@ -33,7 +33,7 @@ class Addon:
 
 
 ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.sandbox_addon",
-                 "streamctl.connect.sandbox_addon")
+                 "streamctl.jobs.streams_addon", "streamctl.connect.sandbox_addon")
 
 
 def addons() -> list[Addon]:

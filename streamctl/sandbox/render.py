@@ -17,7 +17,7 @@ def status_table(rows) -> None:
     table = new_table("sandbox", ("service", "pid", "port", "state", "uptime", "log"))
     for r in rows:
         style = STATE_STYLE.get(r.state, "")
-        table.add_row(r.name, str(r.pid or "-"), str(r.port), f"[{style}]{r.state}[/]",
+        table.add_row(r.name, str(r.pid or "-"), str(r.port or "-"), f"[{style}]{r.state}[/]",
                       _uptime(r.uptime), r.log)
     print_table(table)
     for r in rows:

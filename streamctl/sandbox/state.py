@@ -17,7 +17,7 @@ class Service:
 
     name: str  # "zookeeper", "kafka-1", ...
     role: str  # "zookeeper" | "broker"
-    port: int
+    port: int | None  # None: listens on none (the Streams app)
     argv: list[str]
     log: str
     node_id: int | None = None

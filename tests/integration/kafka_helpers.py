@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import uuid
 from contextlib import contextmanager
@@ -55,3 +56,21 @@ def free_address() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"127.0.0.1:{port}"
+
+
+def kafka_tool_lag(bootstrap: str, group: str, kraft: bool = False) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """(topic, partition) -> (current offset, log end, lag) as Kafka's kafka-consumer-groups.sh
+    --describe prints them (its ConsumerGroupCommand, from the fetched jars of that mode's Kafka)."""
+    from streamctl.jvm import maven
+    from streamctl.jvm.java import run_tool
+
+    result = run_tool("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                      "--bootstrap-server", bootstrap, "--describe", "--group", group,
+                      artifact_set=maven.KAFKA_KRAFT if kraft else maven.KAFKA)
+    assert result.returncode == 0, result.stderr
+    rows = {}
+    for line in result.stdout.splitlines():
+        fields = line.split()
+        if fields and fields[0] == group and re.fullmatch(r"\d+", fields[2]):
+            rows[(fields[1], int(fields[2]))] = tuple(int(x) for x in fields[3:6])
+    return rows

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 
 import pytest
 
 from tests.conftest import run_cli
 from tests.integration.kafka_helpers import (
+    kafka_tool_lag,
     black_hole, commit, free_address, produce, unique, write_context,
 )
 
@@ -127,24 +127,10 @@ def test_stopped_and_stalled_groups_across_runs(sandbox, tmp_path):
     assert stalled in by_code["KAFKA_GROUP_STALLED"]["text"]
 
 
-def _kafka_tool_lag(bootstrap: str, group: str) -> dict[tuple[str, int], tuple[int, int, int]]:
-    from streamctl.jvm.java import run_tool
-
-    result = run_tool("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-                      "--bootstrap-server", bootstrap, "--describe", "--group", group)
-    assert result.returncode == 0, result.stderr
-    rows = {}
-    for line in result.stdout.splitlines():
-        fields = line.split()
-        if fields and fields[0] == group and re.fullmatch(r"\d+", fields[2]):
-            rows[(fields[1], int(fields[2]))] = tuple(int(x) for x in fields[3:6])
-    return rows
-
-
 def test_lag_equals_kafka_consumer_groups_tool(sandbox, tmp_path, lagging_group):
     topic, group = lagging_group
     commit(sandbox.bootstrap_servers, group, {(topic, 0): 200, (topic, 2): 0})
-    expected = _kafka_tool_lag(sandbox.bootstrap_servers, group)
+    expected = kafka_tool_lag(sandbox.bootstrap_servers, group)
     assert len(expected) == 3
     result = sandbox.cli("--config", str(write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers)),
                          "groups", "lag", group, "-o", "json")

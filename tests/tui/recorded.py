@@ -21,6 +21,7 @@ from streamctl.flume.health import flume_health
 from streamctl.zookeeper.health import ensemble_health
 from streamctl.model.health import Evaluation
 from streamctl.kafka.serialize import snapshot_from_dict
+from streamctl.kafka.streams import find_apps
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"
 
@@ -51,6 +52,9 @@ class RecordedSource:
 
     def kafka_broker_roles(self, broker_ids) -> dict[int, str]:
         return {}  # the recorded snapshots hold no broker configs: roles show as unknown
+
+    def streams_apps(self) -> list:
+        return find_apps(self.snapshot, Thresholds().allowed_lag)
 
     def kafka_groups(self):
         return self.snapshot, {g.id: GroupStatus(Status(self.statuses.get(g.id, "OK"))) for g in self.snapshot.groups}

@@ -83,3 +83,11 @@ def test_80x24_read_only(snap_compare):
         await settle(pilot)
 
     assert snap_compare(app(read_only=True), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_streams_app_stopped(snap_compare):
+    async def run_before(pilot):
+        await pilot.press("9")
+        await settle(pilot)
+
+    assert snap_compare(app("streams-stopped"), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,78 @@
+"""The demo Kafka Streams app in `streamctl sandbox up`: StatusCounts.java (beside this file)
+counting the weblogs lines per HTTP status code, run by the JDK's single-file source launcher
+against the kafka-streams jars of the cluster's Kafka version.
+
+Its application id names its consumer group and prefixes its internal topics
+(`weblog-statuses-by-status-repartition`, `weblog-statuses-status-counts-changelog`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamctl.atomic import write_atomic
+from streamctl.jvm import maven
+from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
+from streamctl.sandbox.state import SandboxState, Service
+
+APP_ID = "weblog-statuses"
+SERVICE = f"streams-{APP_ID}"
+INPUT = "weblogs"
+OUTPUT = "weblog-status-counts"
+HEAP = "128m"
+SOURCE = Path(__file__).with_name("StatusCounts.java")
+SLF4J_SIMPLE = "org.slf4j:slf4j-simple:1.7.36"  # the slf4j 1.x both Kafka versions log through
+
+KAFKA_STREAMS = maven.register(maven.ArtifactSet(
+    "kafka-streams", f"Kafka Streams {maven.KAFKA_ZK_VERSION}",
+    (f"org.apache.kafka:kafka-streams:{maven.KAFKA_ZK_VERSION}", SLF4J_SIMPLE)))
+KAFKA_STREAMS_KRAFT = maven.register(maven.ArtifactSet(
+    "kafka-streams-kraft", f"Kafka Streams {maven.KAFKA_KRAFT_VERSION}",
+    (f"org.apache.kafka:kafka-streams:{maven.KAFKA_KRAFT_VERSION}", SLF4J_SIMPLE)))
+
+
+def app_properties(root: Path, state: SandboxState) -> str:
+    props = {
+        "bootstrap.servers": state.bootstrap_servers,
+        "application.id": APP_ID,
+        "input.topic": INPUT, "output.topic": OUTPUT,
+        "state.dir": root / "data" / "streams",
+        "replication.factor": min(3, state.brokers),
+        "num.stream.threads": 2,
+        # Offsets committed every 5 s: the app's group shows a little lag between commits.
+        "commit.interval.ms": 5000,
+        # A stopped app's threads do not leave the group (Streams' choice, for quick restarts):
+        # the group shows EMPTY once their session times out, 10 s here instead of 45.
+        "consumer.session.timeout.ms": 10_000,
+    }
+    return "".join(f"{key}={value}\n" for key, value in props.items())
+
+
+def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
+    sandbox.ensure_topics(state, {INPUT: 3, OUTPUT: 3})
+    jars = KAFKA_STREAMS_KRAFT if state.mode == "kraft" else KAFKA_STREAMS
+    properties = sandbox.root / "conf" / f"{SERVICE}.properties"
+    write_atomic(properties, app_properties(sandbox.root, state), mode=0o644)
+    argv = ["java", "-Xms32m", f"-Xmx{HEAP}", *JVM_FLAGS,
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.slf4j.simpleLogger.showDateTime=true",
+            "-cp", maven.classpath(jars, sandbox.jars_root), str(SOURCE), str(properties)]
+    return [Service(SERVICE, "streams", None, argv, str(sandbox.root / "logs" / f"{SERVICE}.log"))]
+
+
+def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
+    """This process reached RUNNING (its state listener logs it with the pid: the log is appended
+    to across restarts)."""
+    log = Path(service.log)
+    return log.is_file() and f"-> RUNNING (pid {service.pid})" in log.read_text(errors="replace")
+
+
+def context(state: SandboxState) -> dict:
+    if not state.by_role("streams"):
+        return {}
+    return {"kafka": {"streams": {APP_ID: {"outputs": [OUTPUT]}}}}
+
+
+ADDON = Addon(role="streams", artifact_sets=(KAFKA_STREAMS, KAFKA_STREAMS_KRAFT), plan=plan, ready=ready,
+              context=context)

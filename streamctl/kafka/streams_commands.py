@@ -1,0 +1,97 @@
+"""Kafka Streams apps: list, describe, reset (the application reset tool's plan)."""
+
+from __future__ import annotations
+
+import click
+
+from streamctl.console import OUTPUT, emit
+from streamctl.ops.preview import EXECUTE, finish, show
+from streamctl.session import Session
+from streamctl.errors import StreamctlError, UsageError
+
+
+def _apps(session: Session, app_id: str | None = None):
+    """The context and its Streams apps (one app's group only, when named)."""
+    from streamctl.kafka.commands import _kafka, _known_groups
+    from streamctl.kafka.streams import find_apps
+
+    with _kafka(session) as (ctx, kafka):
+        keep = (lambda g: g == app_id) if app_id else (lambda g: True)
+        snap = kafka.snapshot(lag_time=False, group_filter=keep,
+                              known_groups=[app_id] if app_id else _known_groups(ctx))
+    outputs = {name: app.outputs for name, app in ctx.kafka.streams.items()}
+    apps = find_apps(snap, ctx.thresholds.allowed_lag, outputs)
+    if snap.errors and not apps:
+        raise StreamctlError(f"Streams apps unreadable: {snap.errors[0]}")
+    return apps
+
+
+def app_dict(app) -> dict:
+    from dataclasses import asdict
+
+    return {**asdict(app), "lag": app.lag, "threads": app.threads}
+
+
+@click.group()
+def streams() -> None:
+    """Kafka Streams apps: list, describe, reset."""
+
+
+@streams.command("list")
+@OUTPUT
+@click.pass_obj
+def streams_list(session: Session, output: str) -> None:
+    """Every Streams app: status, instances, threads, topics and lag."""
+    from streamctl.kafka.render import streams_table
+
+    emit(output, [app_dict(a) for a in _apps(session)], streams_table)
+
+
+@streams.command("describe")
+@click.argument("app_id", metavar="APP")
+@OUTPUT
+@click.pass_obj
+def streams_describe(session: Session, app_id: str, output: str) -> None:
+    """An app's input, internal and output topics with sizes and lag, and its instances."""
+    from streamctl.kafka.render import streams_detail
+
+    apps = _apps(session, app_id)
+    if not apps:
+        raise UsageError(f"no Kafka Streams app {app_id!r} (no such group, or not a Streams app's)")
+    emit(output, app_dict(apps[0]), streams_detail)
+
+
+@streams.command("reset")
+@click.argument("app_id", metavar="APP")
+@click.option("--to-earliest", is_flag=True, help="Inputs from their first record (the default).")
+@click.option("--to-datetime", metavar="ISO8601", help="Inputs from the first record at or after this time.")
+@click.option("--by-duration", metavar="ISO8601-DURATION", help="Inputs from this long ago (PnDTnHnMn.nS).")
+@EXECUTE
+@OUTPUT
+@click.pass_obj
+def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duration, execute, output):
+    """Reprocess from the inputs: their offsets moved, internal topics deleted (app stopped first)."""
+    from streamctl.kafka import execute as kafka_exec, offsets
+    from streamctl.kafka.change_commands import _admin
+    from streamctl.kafka.render import reset_table
+    from streamctl.kafka.streams_reset import MODES, plan_streams_reset
+
+    chosen = [(m, v) for m, v in (("to-datetime", to_datetime), ("by-duration", by_duration)) if v is not None]
+    chosen += [("to-earliest", None)] if to_earliest else []
+    if len(chosen) > 1:
+        raise UsageError(f"give at most one of --{', --'.join(MODES)}")
+    mode, value = chosen[0] if chosen else ("to-earliest", None)
+    if mode == "to-datetime":
+        offsets.parse_datetime(value)
+    if mode == "by-duration":
+        offsets.parse_duration(value)
+    ctx, admin = _admin(session, "streams reset")
+    plan, resets = plan_streams_reset(admin, app_id, mode, value, declared=ctx.kafka.streams)
+    show(plan, output, lambda p: reset_table(p, resets))
+
+    def run():
+        undo = kafka_exec.reset_streams_app(admin, ctx.name, plan, resets)
+        if undo:
+            click.echo(f"undo file: {undo} (streamctl groups undo-reset {app_id})", err=True)
+
+    finish(plan, execute, run)
