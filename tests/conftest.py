@@ -38,6 +38,10 @@ class RunningSandbox:
     def bootstrap_servers(self) -> str:
         return self.state.bootstrap_servers
 
+    @property
+    def kraft(self) -> bool:
+        return self.state.mode == "kraft"
+
     def kafka(self, timeout: float = 10.0):
         """A KafkaBackend whose calls run in forked children, as the CLI's do: coordinators
         move under the tests (broker restarts, Kafka's own leader rebalancing), and a librdkafka
@@ -132,3 +136,9 @@ def kraft_sandbox(tmp_path_factory) -> RunningSandbox:
         yield RunningSandbox(sb, state, xdg_state)
     finally:
         sb.down()
+
+
+@pytest.fixture(params=["zookeeper", "kraft"])
+def cluster(request) -> RunningSandbox:
+    """The test runs twice: on the session's ZooKeeper-mode sandbox and on the KRaft one."""
+    return request.getfixturevalue("sandbox" if request.param == "zookeeper" else "kraft_sandbox")

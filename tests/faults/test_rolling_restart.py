@@ -70,12 +70,6 @@ def _checks(env, stop: threading.Event, runs: list) -> None:
         stop.wait(max(0.0, CHECK_EVERY - (time.monotonic() - started)))
 
 
-@pytest.fixture(params=["zookeeper", "kraft"])
-def cluster(request):
-    """The session's ZooKeeper-mode sandbox, or the KRaft one."""
-    return request.getfixturevalue("sandbox" if request.param == "zookeeper" else "kraft_sandbox")
-
-
 async def test_rolling_restart(cluster, tmp_path, monkeypatch):
     sandbox = cluster
     topic, groups = unique("roll"), [unique("rollg"), unique("rollg")]

@@ -25,17 +25,17 @@ def check(tmp_path, config, *args, timeout=60):
 
 
 @pytest.fixture
-def lagging_group(sandbox):
+def lagging_group(cluster):
     """A topic with 600 records and a group that committed 100 of them per partition... and left."""
     topic, group = unique("lagt"), unique("lagg")
-    sandbox.kafka().create_topic(topic, 3, 3)
-    produce(sandbox.bootstrap_servers, topic, 600, partitions=3)
-    commit(sandbox.bootstrap_servers, group, {(topic, p): 100 for p in range(3)})
+    cluster.kafka().create_topic(topic, 3, 3)
+    produce(cluster.bootstrap_servers, topic, 600, partitions=3)
+    commit(cluster.bootstrap_servers, group, {(topic, p): 100 for p in range(3)})
     return topic, group
 
 
-def test_healthy_sandbox_exits_0(sandbox, tmp_path):
-    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers,
+def test_healthy_sandbox_exits_0(cluster, tmp_path):
+    config = write_context(tmp_path / "c.yaml", cluster.bootstrap_servers,
                            include={"groups": ["no-such-group-*"]})
     result, _ = check(tmp_path, config)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -44,9 +44,9 @@ def test_healthy_sandbox_exits_0(sandbox, tmp_path):
 
 
 @pytest.mark.parametrize("crit, code, word", [(100_000, 1, "WARNING"), (250, 2, "CRITICAL")])
-def test_lagging_group_over_threshold(sandbox, tmp_path, lagging_group, crit, code, word):
+def test_lagging_group_over_threshold(cluster, tmp_path, lagging_group, crit, code, word):
     _, group = lagging_group
-    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, include={"groups": [group]},
+    config = write_context(tmp_path / "c.yaml", cluster.bootstrap_servers, include={"groups": [group]},
                            thresholds={"lag_records_warn": 100, "lag_records_crit": crit})
     result, _ = check(tmp_path, config)
     assert result.returncode == code, result.stdout + result.stderr
@@ -54,11 +54,11 @@ def test_lagging_group_over_threshold(sandbox, tmp_path, lagging_group, crit, co
     assert f"group {group} lags 300 records" in result.stdout.splitlines()[0]
 
 
-def test_stopped_broker_is_critical_and_named(sandbox, tmp_path):
-    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers, include={"groups": ["none"]})
-    kafka = sandbox.kafka()
-    with sandbox.broker_stopped("kafka-2"):
-        sandbox.wait_until(lambda: all(2 not in p.isr for p in kafka.metadata().partitions),
+def test_stopped_broker_is_critical_and_named(cluster, tmp_path):
+    config = write_context(tmp_path / "c.yaml", cluster.bootstrap_servers, include={"groups": ["none"]})
+    kafka = cluster.kafka()
+    with cluster.broker_stopped("kafka-2"):
+        cluster.wait_until(lambda: all(2 not in p.isr for p in kafka.metadata().partitions),
                            timeout=45, what="broker 2 out of every ISR")
         urp = sum(p.under_replicated for p in kafka.metadata().partitions)
         result, _ = check(tmp_path, config, "--format", "json")
@@ -127,12 +127,12 @@ def test_stopped_and_stalled_groups_across_runs(sandbox, tmp_path):
     assert stalled in by_code["KAFKA_GROUP_STALLED"]["text"]
 
 
-def test_lag_equals_kafka_consumer_groups_tool(sandbox, tmp_path, lagging_group):
+def test_lag_equals_kafka_consumer_groups_tool(cluster, tmp_path, lagging_group):
     topic, group = lagging_group
-    commit(sandbox.bootstrap_servers, group, {(topic, 0): 200, (topic, 2): 0})
-    expected = kafka_tool_lag(sandbox.bootstrap_servers, group)
+    commit(cluster.bootstrap_servers, group, {(topic, 0): 200, (topic, 2): 0})
+    expected = kafka_tool_lag(cluster.bootstrap_servers, group, kraft=cluster.kraft)
     assert len(expected) == 3
-    result = sandbox.cli("--config", str(write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers)),
+    result = cluster.cli("--config", str(write_context(tmp_path / "c.yaml", cluster.bootstrap_servers)),
                          "groups", "lag", group, "-o", "json")
     assert result.returncode == 0, result.stderr
     ours = {(r["topic"], r["partition"]): (r["committed"], r["log_end"], r["lag"])

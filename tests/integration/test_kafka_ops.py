@@ -18,17 +18,27 @@ from tests.integration.kafka_helpers import commit, produce, unique, write_conte
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def ops(sandbox, tmp_path):
+def cli_in(running, tmp_path):
     """Run `streamctl` against a per-test config and state dir (audit log, undo files)."""
-    config = write_context(tmp_path / "c.yaml", sandbox.bootstrap_servers)
+    config = write_context(tmp_path / "c.yaml", running.bootstrap_servers)
 
     def run(*args, **env):
-        return sandbox.cli("--config", str(config), *args, XDG_STATE_HOME=str(tmp_path / "state"), **env)
+        return running.cli("--config", str(config), *args, XDG_STATE_HOME=str(tmp_path / "state"), **env)
 
     run.state = tmp_path / "state" / "streamctl"
     run.config = config
     return run
+
+
+@pytest.fixture
+def ops(sandbox, tmp_path):
+    return cli_in(sandbox, tmp_path)
+
+
+@pytest.fixture
+def cluster_ops(cluster, tmp_path):
+    """ops on the ZooKeeper-mode sandbox or the KRaft one (with `cluster`)."""
+    return cli_in(cluster, tmp_path)
 
 
 def audit_records(ops) -> list[dict]:
@@ -189,36 +199,36 @@ def test_reset_of_a_group_with_a_live_consumer_is_refused(sandbox, ops):
 
 # ---- topics ------------------------------------------------------------------------------------
 
-def test_topic_lifecycle_create_grow_configure_delete(sandbox, ops):
+def test_topic_lifecycle_create_grow_configure_delete(cluster, cluster_ops):
     name = unique("life")
-    created = ops("topics", "create", name, "--partitions", "2", "--replication-factor", "3",
+    created = cluster_ops("topics", "create", name, "--partitions", "2", "--replication-factor", "3",
                   "--config", "retention.ms=3600000", "--execute")
     assert created.returncode == 0, created.stderr
-    kafka = admin(sandbox)
+    kafka = admin(cluster)
     assert len(kafka.metadata(name).topic_partitions(name)) == 2
     assert kafka.topic_configs(name)["retention.ms"].value == "3600000"
 
-    grown = ops("topics", "add-partitions", name, "--total", "4", "--execute")
+    grown = cluster_ops("topics", "add-partitions", name, "--total", "4", "--execute")
     assert grown.returncode == 0, grown.stderr
     assert "keys will map to other partitions" in grown.stdout
     assert len(kafka.metadata(name).topic_partitions(name)) == 4
 
-    altered = ops("topics", "alter-config", name, "retention.ms=7200000", "cleanup.policy=compact",
+    altered = cluster_ops("topics", "alter-config", name, "retention.ms=7200000", "cleanup.policy=compact",
                   "-o", "json")
     plan = json.loads(altered.stdout)
     assert {(c["field"], c["before"], c["after"]) for c in plan["changes"]} == {
         ("retention.ms", "3600000", "7200000"), ("cleanup.policy", "delete", "compact")}
     assert kafka.topic_configs(name)["retention.ms"].value == "3600000", "a dry run changes nothing"
-    assert ops("topics", "alter-config", name, "retention.ms=7200000", "--execute").returncode == 0
+    assert cluster_ops("topics", "alter-config", name, "retention.ms=7200000", "--execute").returncode == 0
     assert kafka.topic_configs(name)["retention.ms"].value == "7200000"
 
-    refused = ops("topics", "delete", name, "--execute")
+    refused = cluster_ops("topics", "delete", name, "--execute")
     assert refused.returncode != 0 and f"--yes-delete {name}" in refused.stderr
     assert kafka.metadata(name).topic(name) is not None
-    deleted = ops("topics", "delete", name, "--execute", "--yes-delete", name)
+    deleted = cluster_ops("topics", "delete", name, "--execute", "--yes-delete", name)
     assert deleted.returncode == 0, deleted.stderr
-    sandbox.wait_until(lambda: kafka.metadata().topic(name) is None, what=f"{name} gone")
-    operations = [(r["operation"], r["result"]) for r in audit_records(ops)]
+    cluster.wait_until(lambda: kafka.metadata().topic(name) is None, what=f"{name} gone")
+    operations = [(r["operation"], r["result"]) for r in audit_records(cluster_ops)]
     assert operations == [("topics.create", "ok"), ("topics.add-partitions", "ok"),
                           ("topics.alter-config", "ok"), ("topics.delete", "ok")]
 
@@ -313,25 +323,25 @@ def test_read_only_refuses_every_mutation(sandbox, ops, reset_scene, tmp_path, h
     assert audit_records(ops) == []
 
 
-def test_elect_leaders_restores_preferred_leaders_and_audits_failures(sandbox, ops):
+def test_elect_leaders_restores_preferred_leaders_and_audits_failures(cluster, cluster_ops):
     name = unique("elect")
-    kafka = admin(sandbox)
+    kafka = admin(cluster)
     kafka.create_topic(name, 3, 3)
-    sandbox.wait_until(lambda: all(len(p.isr) == 3 for p in kafka.metadata(name).topic_partitions(name)),
+    cluster.wait_until(lambda: all(len(p.isr) == 3 for p in kafka.metadata(name).topic_partitions(name)),
                        what="in sync")
-    with sandbox.broker_stopped("kafka-2"):
-        sandbox.wait_until(lambda: all(p.leader != 2 for p in kafka.metadata(name).topic_partitions(name)),
+    with cluster.broker_stopped("kafka-2"):
+        cluster.wait_until(lambda: all(p.leader != 2 for p in kafka.metadata(name).topic_partitions(name)),
                            timeout=45, what="leadership moved off broker 2")
-        failed = ops("elect-leaders", "--topic", name, "--execute")
+        failed = cluster_ops("elect-leaders", "--topic", name, "--execute")
         assert failed.returncode != 0 and "election failed" in failed.stderr
-    plan = json.loads(ops("elect-leaders", "--topic", name, "-o", "json").stdout)
+    plan = json.loads(cluster_ops("elect-leaders", "--topic", name, "-o", "json").stdout)
     moved = {c["object"] for c in plan["changes"]}
     assert moved, "broker 2's preferred partitions are led elsewhere after its restart"
-    done = ops("elect-leaders", "--topic", name, "--execute")
+    done = cluster_ops("elect-leaders", "--topic", name, "--execute")
     assert done.returncode == 0, done.stderr
     assert all(p.leader == p.replicas[0] for p in kafka.metadata(name).topic_partitions(name))
-    records = audit_records(ops)
+    records = audit_records(cluster_ops)
     assert [(r["operation"], r["result"]) for r in records] == [("elect-leaders", "failed"), ("elect-leaders", "ok")]
     assert records[0]["error"] and records[1]["user"] and records[1]["context"] == "it"
-    listing = ops("audit", "-o", "json")
+    listing = cluster_ops("audit", "-o", "json")
     assert [r["result"] for r in json.loads(listing.stdout)] == ["failed", "ok"]

@@ -22,18 +22,18 @@ def produce_dated(bootstrap: str, topic: str, stamps_ms: list[int]) -> None:
     assert producer.flush(30) == 0
 
 
-def test_watermarks_equal_the_admin_api_including_a_moved_log_start(sandbox):
+def test_watermarks_equal_the_admin_api_including_a_moved_log_start(cluster):
     topic = unique("wm")
-    sandbox.kafka().create_topic(topic, 3, 3)
-    produce(sandbox.bootstrap_servers, topic, 90, partitions=3)
-    admin = AdminClient({"bootstrap.servers": sandbox.bootstrap_servers})
+    cluster.kafka().create_topic(topic, 3, 3)
+    produce(cluster.bootstrap_servers, topic, 90, partitions=3)
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
     deleted = admin.delete_records([TopicPartition(topic, 1, 12)], request_timeout=10)
     for future in deleted.values():
         future.result(timeout=15)
 
-    snap = sandbox.kafka().snapshot(groups=False)
+    snap = cluster.kafka().snapshot(groups=False)
 
-    reference = sandbox.admin()
+    reference = cluster.admin()
     keys = [(topic, p) for p in range(3)]
     earliest = reference.offsets(keys, EARLIEST)
     latest = reference.offsets(keys, LATEST)
@@ -42,18 +42,18 @@ def test_watermarks_equal_the_admin_api_including_a_moved_log_start(sandbox):
     assert states[(topic, 1)].low == 12 and states[(topic, 2)].high == 30
 
 
-def test_lag_in_time_comes_from_each_groups_own_record_on_a_shared_partition(sandbox):
+def test_lag_in_time_comes_from_each_groups_own_record_on_a_shared_partition(cluster):
     """Two groups behind on the same partition at different offsets: each one's lag in time is
     the age of the record at its own committed offset (one read round per offset)."""
     topic, early, late = unique("lagtime"), unique("early"), unique("late")
-    sandbox.kafka().create_topic(topic, 1, 3)
+    cluster.kafka().create_topic(topic, 1, 3)
     now_ms = int(time.time() * 1000)
     stamps = [now_ms - (1000 - 60 * i) * 1000 for i in range(10)]  # 1000 s ago, 940 s ago, ...
-    produce_dated(sandbox.bootstrap_servers, topic, stamps)
-    commit(sandbox.bootstrap_servers, early, {(topic, 0): 2})
-    commit(sandbox.bootstrap_servers, late, {(topic, 0): 7})
+    produce_dated(cluster.bootstrap_servers, topic, stamps)
+    commit(cluster.bootstrap_servers, early, {(topic, 0): 2})
+    commit(cluster.bootstrap_servers, late, {(topic, 0): 7})
 
-    snap = sandbox.kafka().snapshot(group_filter=lambda g: g in (early, late))
+    snap = cluster.kafka().snapshot(group_filter=lambda g: g in (early, late))
 
     lags = {l.group: l for l in snap.lags}
     for group, offset in ((early, 2), (late, 7)):
@@ -64,19 +64,19 @@ def test_lag_in_time_comes_from_each_groups_own_record_on_a_shared_partition(san
         assert lags[group].record_time == stamps[offset] / 1000
 
 
-def test_a_record_time_already_known_is_not_read_again(sandbox):
+def test_a_record_time_already_known_is_not_read_again(cluster):
     """The lag store hands back the timestamps read by earlier runs: the snapshot uses those
     for the same (topic, partition, offset) and reads only the others."""
     topic, known_group, new_group = unique("known"), unique("known"), unique("new")
-    sandbox.kafka().create_topic(topic, 1, 3)
+    cluster.kafka().create_topic(topic, 1, 3)
     now_ms = int(time.time() * 1000)
     stamps = [now_ms - (600 - 60 * i) * 1000 for i in range(10)]
-    produce_dated(sandbox.bootstrap_servers, topic, stamps)
-    commit(sandbox.bootstrap_servers, known_group, {(topic, 0): 3})
-    commit(sandbox.bootstrap_servers, new_group, {(topic, 0): 6})
+    produce_dated(cluster.bootstrap_servers, topic, stamps)
+    commit(cluster.bootstrap_servers, known_group, {(topic, 0): 3})
+    commit(cluster.bootstrap_servers, new_group, {(topic, 0): 6})
     remembered = stamps[3] / 1000 - 5000  # not the record's real time: proves it was not read
 
-    snap = sandbox.kafka().snapshot(group_filter=lambda g: g in (known_group, new_group),
+    snap = cluster.kafka().snapshot(group_filter=lambda g: g in (known_group, new_group),
                                     known_record_times={(topic, 0, 3): remembered})
 
     lags = {l.group: l for l in snap.lags}
@@ -85,15 +85,15 @@ def test_a_record_time_already_known_is_not_read_again(sandbox):
     assert lags[new_group].record_time == stamps[6] / 1000
 
 
-def test_groups_listed_not_described_keep_their_state_and_offsets(sandbox):
+def test_groups_listed_not_described_keep_their_state_and_offsets(cluster):
     """check's snapshot (group_members=False) skips DescribeGroups: the groups still come with
     the listing's state and type, and the same committed offsets and lag. Without
     group_offsets, the groups are only named."""
     topic, group = unique("listed"), unique("listed")
-    sandbox.kafka().create_topic(topic, 2, 3)
-    produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
-    commit(sandbox.bootstrap_servers, group, {(topic, 0): 3, (topic, 1): 4})
-    kafka = sandbox.kafka()
+    cluster.kafka().create_topic(topic, 2, 3)
+    produce(cluster.bootstrap_servers, topic, 20, partitions=2)
+    commit(cluster.bootstrap_servers, group, {(topic, 0): 3, (topic, 1): 4})
+    kafka = cluster.kafka()
 
     listed = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False, group_members=False)
     described = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False)
@@ -107,14 +107,14 @@ def test_groups_listed_not_described_keep_their_state_and_offsets(sandbox):
     assert named.groups == listed.groups and named.lags == ()  # the Topics screen's view: names only
 
 
-def test_without_topic_configs_the_partitions_and_lag_are_the_same(sandbox):
+def test_without_topic_configs_the_partitions_and_lag_are_the_same(cluster):
     """The Groups and Brokers screens skip DescribeConfigs: the topics then carry no configs and
     no min.insync.replicas, and everything else reads the same."""
     topic, group = unique("noconf"), unique("noconf")
-    sandbox.kafka().create_topic(topic, 2, 3)
-    produce(sandbox.bootstrap_servers, topic, 20, partitions=2)
-    commit(sandbox.bootstrap_servers, group, {(topic, 0): 3, (topic, 1): 4})
-    kafka = sandbox.kafka()
+    cluster.kafka().create_topic(topic, 2, 3)
+    produce(cluster.bootstrap_servers, topic, 20, partitions=2)
+    commit(cluster.bootstrap_servers, group, {(topic, 0): 3, (topic, 1): 4})
+    kafka = cluster.kafka()
 
     with_configs = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False)
     without = kafka.snapshot(group_filter=lambda g: g == group, lag_time=False, topic_configs=False)

@@ -12,11 +12,6 @@ from tests.integration.kafka_helpers import write_context
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(params=["zookeeper", "kraft"])
-def cluster(request):
-    return request.getfixturevalue("sandbox" if request.param == "zookeeper" else "kraft_sandbox")
-
-
 def test_brokers_show_each_nodes_roles(cluster, tmp_path):
     config = write_context(tmp_path / "c.yaml", cluster.bootstrap_servers)
     result = cluster.cli("--config", str(config), "brokers", "-o", "json")
