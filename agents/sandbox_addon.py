@@ -3,7 +3,7 @@
 Both are services of the one role "flume" (an Addon has one role): the agent itself
 (`flume-weblogs`, ready when its metrics endpoint lists its source, channel and sink) and
 `loadgen`, the stand-in web server appending access-log lines (ready once it runs; it has no
-port, shown as 0). They start, stop and restart together with the rest of the sandbox.
+port, shown as 0 in the state and as - by `sandbox status`). They start, stop and restart together with the rest of the sandbox.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     }))
     log4j = conf / "flume-log4j2.properties"
     log4j.write_text(launcher.LOG4J2)
-    _create_topic(state)
+    sandbox.ensure_topics(state, {TOPIC: TOPIC_PARTITIONS})
     port = procs.free_ports(1)[0]
     url = f"http://127.0.0.1:{port}/metrics"
     state.extras["flume"] = {"agents": {AGENT: {
@@ -57,15 +57,6 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
                  "--rate", str(LOADGEN_RATE)],
                 str(logs / f"{LOADGEN_SERVICE}.log")),
     ]
-
-
-def _create_topic(state: SandboxState) -> None:
-    from streamctl.backends.kafka import KafkaBackend
-
-    kafka = KafkaBackend({"bootstrap.servers": state.bootstrap_servers}, timeout=15.0,
-                         kraft=state.mode == "kraft")
-    if kafka.metadata().topic(TOPIC) is None:
-        kafka.create_topic(TOPIC, TOPIC_PARTITIONS, min(3, state.brokers))
 
 
 def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:

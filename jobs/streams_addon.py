@@ -4,10 +4,13 @@ against the kafka-streams jars of the cluster's Kafka version.
 
 Its application id names its consumer group and prefixes its internal topics
 (`weblog-statuses-by-status-repartition`, `weblog-statuses-status-counts-changelog`).
+On the KRaft sandbox, `status_watch.py` reads its output as a consumer-protocol (KIP-848)
+group. Neither listens on a port (shown as 0).
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from streamctl.atomic import write_atomic
@@ -18,6 +21,7 @@ from streamctl.sandbox.state import SandboxState, Service
 
 APP_ID = "weblog-statuses"
 SERVICE = f"streams-{APP_ID}"
+WATCH_SERVICE = "status-watch"
 INPUT = "weblogs"
 OUTPUT = "weblog-status-counts"
 HEAP = "128m"
@@ -58,14 +62,22 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
             "-Dorg.slf4j.simpleLogger.showDateTime=true",
             "-cp", maven.classpath(jars, sandbox.jars_root), str(SOURCE), str(properties)]
-    return [Service(SERVICE, "streams", None, argv, str(sandbox.root / "logs" / f"{SERVICE}.log"))]
+    services = [Service(SERVICE, "streams", 0, argv, str(sandbox.root / "logs" / f"{SERVICE}.log"))]
+    if state.mode == "kraft":  # the consumer group protocol of Kafka 4 (KIP-848)
+        services.append(Service(WATCH_SERVICE, "streams", 0,
+                                [sys.executable, "-m", "streamctl.jobs.status_watch",
+                                 "--bootstrap-servers", state.bootstrap_servers, "--topic", OUTPUT],
+                                str(sandbox.root / "logs" / f"{WATCH_SERVICE}.log")))
+    return services
 
 
 def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
-    """This process reached RUNNING (its state listener logs it with the pid: the log is appended
-    to across restarts)."""
+    """This process reached RUNNING, or got its partitions (logged with the pid: the log is
+    appended to across restarts)."""
     log = Path(service.log)
-    return log.is_file() and f"-> RUNNING (pid {service.pid})" in log.read_text(errors="replace")
+    mark = f"(pid {service.pid})"
+    return log.is_file() and any(line.endswith(mark) and ("-> RUNNING" in line or "assigned" in line)
+                                 for line in log.read_text(errors="replace").splitlines())
 
 
 def context(state: SandboxState) -> dict:

@@ -17,7 +17,7 @@ class Service:
 
     name: str  # "zookeeper", "kafka-1", ...
     role: str  # "zookeeper" | "broker"
-    port: int | None  # None: listens on none (the Streams app)
+    port: int  # 0: listens on none (the load generator, the Streams app)
     argv: list[str]
     log: str
     node_id: int | None = None

@@ -18,7 +18,8 @@ import pytest
 from confluent_kafka import Producer
 
 from streamctl.agents.loadgen import access_line
-from streamctl.jobs.streams_addon import APP_ID, INPUT, OUTPUT, SERVICE
+from streamctl.jobs.status_watch import GROUP as WATCH_GROUP
+from streamctl.jobs.streams_addon import APP_ID, INPUT, OUTPUT, SERVICE, WATCH_SERVICE
 from tests.integration.kafka_helpers import kafka_tool_lag
 
 pytestmark = pytest.mark.integration
@@ -133,3 +134,16 @@ def test_lag_and_reset_round_trip(stack, tmp_path):
     running.wait_until(lambda: (a := streams(running)) and a["status"] == "RUNNING"
                        and {t["name"] for t in a["topics"]} >= {REPARTITION, CHANGELOG},
                        timeout=90, what="the app running again with its internal topics")
+
+
+def test_the_kraft_sandbox_runs_a_consumer_protocol_group(stack):
+    running, kraft = stack
+    if not kraft:
+        assert WATCH_SERVICE not in {s.name for s in running.state.services}  # Kafka 3.9: classic groups only
+        return
+    groups = running.wait_until(
+        lambda: [g for g in json.loads(running.cli("groups", "list", "-o", "json").stdout)
+                 if g["id"] == WATCH_GROUP and g["state"] == "STABLE"],
+        timeout=60, what=f"{WATCH_GROUP} stable")
+    assert groups[0]["type"] == "CONSUMER" and groups[0]["members"] == 1
+    assert groups[0]["topics"] == [OUTPUT]

@@ -10,6 +10,8 @@ from textual.widgets import DataTable, Tree
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.widgets.error_banner import ErrorBanner
+from tests.faults.pilot import banner
+from tests.tui.recorded import RecordedSource
 
 pytestmark = pytest.mark.integration
 
@@ -96,3 +98,26 @@ async def test_zookeeper_screen_and_its_own_error_banner(sandbox, dashboard_env)
             sandbox.wait_until(lambda: {1, 2, 3} <= {b.id for b in sandbox.kafka().metadata().brokers}
                                and not any(p.under_replicated for p in sandbox.kafka().metadata().partitions),
                                timeout=90, what="the cluster healthy again after ZooKeeper")
+
+
+class NoZooKeeperSource(RecordedSource):
+    """A context without a zookeeper section, as every KRaft-mode context is."""
+
+    def zookeeper(self):
+        return None
+
+    def zk_ensemble(self) -> list:
+        return []
+
+
+async def test_the_zookeeper_screen_without_zookeeper_says_why_and_the_app_lives_on():
+    app = StreamctlApp(NoZooKeeperSource("healthy"), refresh_interval=3600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("5")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "no zookeeper section in this context" in (banner(app) or "")
+        await pilot.press("down", "enter", "2")  # the tree's empty root, then another screen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running and app.current_mode == "brokers"

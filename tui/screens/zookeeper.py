@@ -17,6 +17,9 @@ from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
 
+# A KRaft cluster has no ZooKeeper; a ZooKeeper-mode context may leave it out too.
+NOT_CONFIGURED = "no zookeeper section in this context (a KRaft-mode cluster has no ZooKeeper)"
+
 
 class _Children(Message):
     def __init__(self, node, names: list[str]) -> None:
@@ -79,7 +82,7 @@ class ZooKeeperScreen(DataScreen):
     def fetch(self):
         zk = self.source.zookeeper()
         if zk is None:
-            raise UsageError("no zookeeper section in this context")
+            raise UsageError(NOT_CONFIGURED)
         servers = self.source.zk_ensemble()
         names, _ = zk.children("/")
         return servers, sorted(names)
@@ -132,6 +135,8 @@ class ZooKeeperScreen(DataScreen):
 
     @on(Tree.NodeHighlighted)
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        if self.source.zookeeper() is None:  # the root node of an empty tree (fetch says why)
+            return
         self.selected = event.node.data
         self._load_znode(self.selected)
         self._watch(self.selected)
