@@ -17,7 +17,8 @@ from streamctl.sandbox.state import SandboxState, Service
 
 JOB = "weblog-stats"
 SERVICE = f"spark-{JOB}"
-TOPICS = {"weblogs": 3, "weblog-stats": 3}  # name -> partitions
+OUTPUT = "weblog-stats"  # what weblog_stats.py writes
+TOPICS = {"weblogs": 3, OUTPUT: 3}  # name -> partitions
 
 
 def runs_root(sandbox: Sandbox) -> Path:
@@ -57,7 +58,8 @@ def context(state: SandboxState) -> dict:
     job = state.extras.get("spark", {}).get(JOB)
     if not job:
         return {}
-    return {"jobs": {JOB: {k: job[k] for k in ("checkpoint_dir", "ui_url", "progress_file")}}}
+    return {"jobs": {JOB: {**{k: job[k] for k in ("checkpoint_dir", "ui_url", "progress_file")},
+                           "outputs": [OUTPUT]}}}
 
 
 ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,

@@ -27,6 +27,7 @@ COMMANDS = {
     "agents": "streamctl.flume.commands:agents",
     "jobs": "streamctl.spark.commands:jobs",
     "connect": "streamctl.connect.commands:connect",
+    "pipeline": "streamctl.pipeline.commands:pipeline",
 }
 
 

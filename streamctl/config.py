@@ -162,6 +162,10 @@ class Thresholds(_Model):
     """Seconds a Connect connector or task may stay UNASSIGNED before a warning."""
     quorum_voter_lag_warn: int = Field(1000, ge=0)
     """Records a KRaft controller (a quorum voter) may be behind the quorum leader before a warning."""
+    drain_eta_seconds_warn: float = Field(600.0, gt=0)
+    """Seconds a pipeline hop may need to drain its backlog before a warning (`streamctl pipeline`)."""
+    drain_eta_seconds_crit: float = Field(3600.0, gt=0)
+    """... and before it is critical."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:
@@ -172,6 +176,7 @@ class Thresholds(_Model):
             ("job_commit_age_warn_seconds", "job_commit_age_crit_seconds"),
             ("job_lag_records_warn", "job_lag_records_crit"),
             ("min_brokers_crit", "min_brokers_warn"),  # fewer brokers is worse
+            ("drain_eta_seconds_warn", "drain_eta_seconds_crit"),
         ]
         for low, high in pairs:
             a, b = getattr(self, low), getattr(self, high)
@@ -355,6 +360,8 @@ class SparkJob(_Model):
     """The driver's Spark UI URL."""
     progress_file: UserPath | None = None
     """JSON-lines file our StreamingQueryListener writes progress to."""
+    outputs: list[str] = Field(default_factory=list)
+    """The topics it writes (its checkpoint names only what it reads): edges of `streamctl pipeline`."""
 
 
 class SparkSettings(_Model):

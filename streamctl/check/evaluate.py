@@ -27,6 +27,7 @@ COLLECTORS = {
     "spark": "streamctl.spark.collect",
     "connect": "streamctl.connect.collect",
     "quorum": "streamctl.kafka.quorum",  # opt-in: a JVM start (KRaft's controller quorum)
+    "pipeline": "streamctl.pipeline.health",  # opt-in: two Kafka readings seconds apart
 }
 
 

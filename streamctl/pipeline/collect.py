@@ -1,0 +1,82 @@
+"""Read what the pipeline map is derived from: two readings `window` seconds apart of Kafka and
+of the Spark jobs' checkpoints, and meanwhile the Flume agents' definitions and state and the
+Connect connectors.
+A system that cannot be read is named in the map's errors; its hops are missing, the rest stand."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+from streamctl.pipeline.derive import Readings
+
+KAFKA_SINK = "org.apache.flume.sink.kafka.KafkaSink"
+FLUME_TIMEOUT = 2.0
+
+
+def read(ctx, window: float, report=lambda _: None) -> Readings:
+    from streamctl.backends.kafka_isolated import isolated_backend
+
+    kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+    errors: list[str] = []
+    before = kafka.snapshot(lag_time=False, topic_configs=False)
+    started = time.monotonic()
+    report(f"reading again in {window:g} s (rates need two readings)")
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="pipeline") as pool:
+        flume = pool.submit(_guarded, errors, "flume", _flume, ctx, {})
+        jobs_before = pool.submit(_guarded, errors, "spark", _jobs, ctx, [])
+        connectors = pool.submit(_guarded, errors, "connect", _connectors, ctx, [])
+        time.sleep(max(0.0, window - (time.monotonic() - started)))
+        jobs = pool.submit(_guarded, errors, "spark", _jobs, ctx, [])
+        after = kafka.snapshot(topic_configs=False)
+        elapsed = (after.offsets_read_at or after.taken_at) - (before.offsets_read_at or before.taken_at)
+        readings = Readings(before, after, elapsed, flume.result(), jobs.result(),
+                            {name: job.outputs for name, job in ctx.spark.jobs.items()}, connectors.result(),
+                            {name: app.outputs for name, app in ctx.kafka.streams.items()}, jobs_before.result())
+    return replace(readings, errors=tuple(errors + list(before.errors) + list(after.errors)))
+
+
+def _guarded(errors: list[str], system: str, read_one, ctx, empty):
+    """One system's part; a failure is named, never the end of the map."""
+    from streamctl.errors import StreamctlError
+
+    try:
+        return read_one(ctx)
+    except (StreamctlError, OSError) as exc:
+        errors.append(f"{system}: {exc}")
+        return empty
+
+
+def _flume(ctx) -> dict[str, tuple[list[str], str | None]]:
+    """agent -> (the topics its Kafka sinks write, up/unreachable)."""
+    from streamctl.backends.flume import FlumeError, fetch
+    from streamctl.flume.definition import read as read_definition
+
+    found = {}
+    for name, agent in ctx.flume.agents.items():
+        topics: list[str] = []
+        if agent.config_file is not None:
+            definition = read_definition(agent.config_file).agents.get(name)
+            for sink in definition.of_kind("sinks") if definition else ():
+                if sink.get("type") == KAFKA_SINK and (sink.get("kafka.topic") or sink.get("topic")):
+                    topics.append(sink.get("kafka.topic") or sink.get("topic"))
+        try:
+            fetch(str(agent.metrics_url), FLUME_TIMEOUT)
+            state = "up"
+        except FlumeError:
+            state = "unreachable"
+        found[name] = (topics, state)
+    return found
+
+
+def _jobs(ctx) -> list:
+    from streamctl.spark.jobs import entries, observe
+
+    return [observe(item, ctx, ask_rest=False) for item in entries(ctx, context_only=True)]
+
+
+def _connectors(ctx) -> list:
+    from streamctl.connect.collect import backend_for, configured
+
+    return list(backend_for(ctx).cluster().connectors) if configured(ctx) else []

@@ -1,0 +1,34 @@
+"""`streamctl pipeline`: the flow from source to sink, with backlog and time-to-drain per hop."""
+
+from __future__ import annotations
+
+import click
+
+from streamctl.session import Session
+
+FORMATS = ["table", "json", "dot", "mermaid"]
+
+
+@click.command("pipeline")
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="table, JSON, or a graph for docs (Graphviz dot, Mermaid).")
+@click.option("--window", type=click.FloatRange(1.0, 300.0), default=15.0, show_default=True,
+              metavar="SECONDS", help="Seconds between the two readings the rates come from.")
+@click.pass_obj
+def pipeline(session: Session, output: str, window: float) -> None:
+    """Writers, topics and readers of the whole pipeline, derived from Kafka, Flume, Spark,
+    Connect and Kafka Streams: per hop the rates in and out, backlog, lag and when it drains."""
+    from streamctl.console import emit
+    from streamctl.pipeline import render
+    from streamctl.pipeline.collect import read
+    from streamctl.pipeline.derive import derive
+
+    ctx = session.context()
+    report = (lambda line: click.echo(line, err=True)) if output == "table" else (lambda _: None)
+    data = render.as_dict(derive(read(ctx, window, report), ctx.thresholds))
+    if output == "dot":
+        click.echo(render.dot(data), nl=False)
+    elif output == "mermaid":
+        click.echo(render.mermaid(data), nl=False)
+    else:
+        emit(output, data, render.table)

@@ -1,0 +1,222 @@
+"""The pipeline graph derived from what streamctl reads, and each hop's figures.
+
+Writers into topics: Flume agents' Kafka sinks (their definitions), Connect source connectors,
+Spark jobs' and Streams apps' declared outputs, and an "external" writer for a topic nothing
+known writes but whose log end grew. Readers: Streams apps, Connect sink connectors, Spark jobs
+(their checkpoints' sources) and the remaining consumer groups.
+
+Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
+it, the reader's committed-offset growth (a Spark job: its checkpoint's committed offsets, 0
+once stopped). A reader's ETA is its backlog over the rate it reads at:
+
+    backlog within allowed_lag                               drained, OK
+    reading nothing while behind, and stopped                never, CRIT
+    reading nothing while behind, yet running                never, WARN (a commit may be due)
+    reading clearly slower than the topic grows              never, WARN
+    otherwise backlog / rate out                             WARN/CRIT over drain_eta_seconds_*
+
+"Clearly" allows for commits landing in steps (a sink commits every few seconds): the out rate
+must trail the in rate by more than half of it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+
+from streamctl.kafka.streams import find_apps
+from streamctl.model.health import Severity
+from streamctl.model.kafka import KafkaSnapshot
+from streamctl.model.pipeline import NEVER, Hop, Node, PipelineMap
+
+SLOWER_FACTOR = 0.5  # an out rate below (1 - this) x the in rate is falling behind
+# Reader states that mean nothing reads (a group without members, a job or app not running).
+STOPPED_STATES = {"EMPTY", "DEAD", "STOPPED", "IDLE", "PAUSED", "FAILED", "UNASSIGNED", "SILENT"}
+PROGRESS_SILENCE = 60.0  # seconds without a progress line: a streaming query writes one per trigger
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What the derivation works from (collect.py reads it; tests load it from fixtures)."""
+
+    before: KafkaSnapshot
+    after: KafkaSnapshot
+    window: float  # seconds between the two Kafka readings
+    flume: dict[str, tuple[list[str], str | None]] = field(default_factory=dict)  # agent -> (topics, state)
+    jobs: list = field(default_factory=list)  # JobView
+    job_outputs: dict[str, list[str]] = field(default_factory=dict)
+    connectors: list = field(default_factory=list)  # Connector
+    streams_outputs: dict[str, list[str]] = field(default_factory=dict)
+    jobs_before: list = field(default_factory=list)  # JobView, `window` earlier
+    errors: tuple[str, ...] = ()
+
+
+def derive(readings: Readings, thresholds) -> PipelineMap:
+    r = readings
+    known_topics = {t.name for t in r.after.topics}
+    rates_in = _rates_in(r.before, r.after, r.window)
+    hops: list[Hop] = []
+    readers_of_groups: set[str] = set()
+
+    def reads(reader: Node, topic: str, backlog, rate_out, lag_seconds=None) -> None:
+        hops.append(_judged(Hop(None, reader, topic, rates_in.get(topic), rate_out, backlog, lag_seconds),
+                            thresholds))
+
+    def writes(writer: Node, topic: str) -> None:
+        if topic in known_topics:
+            hops.append(Hop(writer, None, topic, rates_in.get(topic)))
+
+    committed = _group_positions(r.before, r.after, r.window)
+    for app in find_apps(r.after, thresholds.allowed_lag, r.streams_outputs):
+        node = Node("streams", app.app_id, app.status)
+        readers_of_groups.add(app.app_id)
+        for topic in app.by_role("input"):
+            reads(node, topic.name, *committed.get((app.app_id, topic.name), (None, None, None)))
+        for topic in app.by_role("output"):
+            writes(node, topic.name)
+    for connector in r.connectors:
+        node = Node("connector", connector.name, connector.state)
+        if connector.type == "sink":
+            readers_of_groups.add(connector.group_id)
+            for topic in connector.topics:
+                reads(node, topic, *committed.get((connector.group_id, topic), (None, None, None)))
+        else:
+            for topic in connector.topics:
+                writes(node, topic)
+    earlier_jobs = {view.name: view for view in r.jobs_before}
+    for view in r.jobs:
+        state = _job_state(view)
+        node = Node("job", view.name, state)
+        moved = _job_progress(earlier_jobs.get(view.name), view)
+        for topic, backlog in _job_backlogs(view).items():
+            rate = 0.0 if state in ("stopped", "silent") else (
+                moved[topic] / r.window if topic in moved and r.window > 0 else None)
+            reads(node, topic, backlog, rate)
+        for topic in r.job_outputs.get(view.name, []):
+            writes(node, topic)
+    for group in r.after.groups:
+        if group.id in readers_of_groups:
+            continue
+        node = Node("group", group.id, group.state)
+        for (group_id, topic), figures in sorted(committed.items()):
+            if group_id == group.id and not topic.startswith("__"):
+                reads(node, topic, *figures)
+    for agent, (topics, state) in sorted(r.flume.items()):
+        for topic in topics:
+            writes(Node("flume", agent, state), topic)
+    written = {h.topic for h in hops if h.writer}
+    for topic in sorted({h.topic for h in hops if h.reader} - written):
+        if (rates_in.get(topic) or 0) > 0:
+            writes(Node("external", topic), topic)
+    nodes = {h.writer.id if h.writer else h.reader.id: h.writer or h.reader for h in hops}
+    nodes |= {f"topic:{h.topic}": Node("topic", h.topic) for h in hops}
+    depth = _depths(hops)
+    ordered = sorted(hops, key=lambda h: (depth.get(h.topic, 0), h.topic, h.reader is not None, h.source, h.target))
+    return PipelineMap(tuple(sorted(nodes.values(), key=lambda n: n.id)), tuple(ordered), r.window, r.errors)
+
+
+def _depths(hops: list[Hop]) -> dict[str, int]:
+    """How many hops downstream of the entry topics each topic is: the map reads from source
+    to sink. A topic written by a node that reads another is one deeper (cycles stop)."""
+    inputs_of: dict[str, set[str]] = defaultdict(set)  # node id -> topics it reads
+    for hop in hops:
+        if hop.reader is not None:
+            inputs_of[hop.reader.id].add(hop.topic)
+    fed_by: dict[str, set[str]] = defaultdict(set)  # topic -> topics its writers read
+    for hop in hops:
+        if hop.writer is not None:
+            fed_by[hop.topic] |= inputs_of.get(hop.writer.id, set())
+    depth: dict[str, int] = {}
+
+    def of(topic: str, seen: frozenset) -> int:
+        if topic not in depth:
+            upstream = [of(t, seen | {topic}) for t in fed_by[topic] if t not in seen]
+            depth[topic] = 1 + max(upstream) if upstream else 0
+        return depth[topic]
+
+    for topic in {h.topic for h in hops}:
+        of(topic, frozenset())
+    return depth
+
+
+def _rates_in(before: KafkaSnapshot, after: KafkaSnapshot, window: float) -> dict[str, float]:
+    """Records a second into each topic (partitions read both times)."""
+    ends = {(p.topic, p.partition): p.high for p in before.partitions if p.high is not None}
+    grown: dict[str, int] = defaultdict(int)
+    for p in after.partitions:
+        if p.high is not None and (p.topic, p.partition) in ends:
+            grown[p.topic] += max(0, p.high - ends[(p.topic, p.partition)])
+    return {topic: count / window for topic, count in grown.items()} if window > 0 else {}
+
+
+def _group_positions(before: KafkaSnapshot, after: KafkaSnapshot, window: float):
+    """(group, topic) -> (backlog, records/s committed, lag in seconds) from the two readings."""
+    earlier = {(l.group, l.topic, l.partition): l.committed for l in before.lags}
+    backlog: dict[tuple[str, str], int] = defaultdict(int)
+    moved: dict[tuple[str, str], int] = defaultdict(int)
+    compared: set[tuple[str, str]] = set()
+    seconds: dict[tuple[str, str], float | None] = {}
+    for lag in after.lags:
+        key = (lag.group, lag.topic)
+        backlog[key] += lag.lag or 0
+        previous = earlier.get((lag.group, lag.topic, lag.partition))
+        if previous is not None and lag.committed is not None:
+            moved[key] += max(0, lag.committed - previous)
+            compared.add(key)
+        if lag.lag_seconds is not None:
+            seconds[key] = max(seconds.get(key) or 0.0, lag.lag_seconds)
+    return {key: (backlog[key], moved[key] / window if key in compared and window > 0 else None,
+                  seconds.get(key)) for key in backlog}
+
+
+def _job_backlogs(view) -> dict[str, int]:
+    backlog: dict[str, int] = defaultdict(int)
+    for lag in view.lags or ():
+        if lag.committed is not None and lag.log_end is not None:
+            backlog[lag.topic] += max(0, lag.log_end - lag.committed)
+    return dict(backlog)
+
+
+def _job_state(view) -> str | None:
+    """running/stopped from its process or UI; else "silent" when its progress file went quiet."""
+    if view.running is not None:
+        return "running" if view.running else "stopped"
+    progress = view.progress
+    if progress and (progress.last_event == "terminated" or (
+            progress.modified_at is not None and view.observed_at - progress.modified_at > PROGRESS_SILENCE)):
+        return "silent"
+    return None
+
+
+def _job_progress(before, after) -> dict[str, int]:
+    """Records a job's latest committed batch moved on, per topic, between two readings of its
+    checkpoint (a batch commits every trigger, so the readings' window should span a few)."""
+    if before is None:
+        return {}
+    earlier = {(l.topic, l.partition): l.committed for l in before.lags or () if l.committed is not None}
+    moved: dict[str, int] = {}
+    for lag in after.lags or ():
+        if lag.committed is not None and (lag.topic, lag.partition) in earlier:
+            moved[lag.topic] = moved.get(lag.topic, 0) + max(0, lag.committed - earlier[(lag.topic, lag.partition)])
+    return moved
+
+
+def _judged(hop: Hop, thresholds) -> Hop:
+    backlog, rate_in, rate_out = hop.backlog, hop.rate_in, hop.rate_out
+    if backlog is None:
+        return hop
+    if backlog <= thresholds.allowed_lag:
+        return replace(hop, eta_seconds=0.0)
+    if rate_out is None:
+        return hop
+    if rate_out <= 0:  # stopped is critical; alive but still may be a commit between readings
+        stopped = (hop.reader.state or "").upper() in STOPPED_STATES
+        return replace(hop, eta_seconds=NEVER, severity=Severity.CRIT if stopped else Severity.WARN,
+                       note="stopped" if stopped else "committed nothing between the readings")
+    if rate_in is not None and rate_out < (1 - SLOWER_FACTOR) * rate_in:
+        return replace(hop, eta_seconds=NEVER, severity=Severity.WARN, note="reads slower than the topic grows")
+    eta = backlog / rate_out
+    severity = (Severity.CRIT if eta >= thresholds.drain_eta_seconds_crit else
+                Severity.WARN if eta >= thresholds.drain_eta_seconds_warn else Severity.OK)
+    return replace(hop, eta_seconds=eta, severity=severity)
+

@@ -1,0 +1,48 @@
+"""The pipeline map of the session's demo sandbox: derived from the running systems, and the
+Spark job's hop turning CRIT ("never") while the job is stopped, with the hops upstream
+unaffected, then draining again once it runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+JOB_HOP = "weblogs -> weblog-stats via job weblog-stats"
+
+
+def pipeline(sandbox) -> dict:
+    result = sandbox.cli("pipeline", "--window", "12", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    return {h["name"]: h for h in json.loads(result.stdout)["hops"]}
+
+
+def test_the_demo_map_reads_from_flume_to_the_connect_sink(sandbox):
+    hops = pipeline(sandbox)
+    assert {"flume weblogs -> weblogs", JOB_HOP, "job weblog-stats -> weblog-stats",
+            "weblog-stats -> connector weblog-archive",
+            "weblogs -> weblog-status-counts via streams weblog-statuses",
+            "streams weblog-statuses -> weblog-status-counts"} <= set(hops)
+    assert hops["flume weblogs -> weblogs"]["rate_in"] > 0  # the load generator writes ~10 lines/s
+    assert hops[JOB_HOP]["severity"] == "OK" and hops[JOB_HOP]["eta"] != "never", json.dumps(hops[JOB_HOP])
+    graph = sandbox.cli("pipeline", "--window", "2", "-o", "mermaid")
+    assert graph.returncode == 0 and graph.stdout.startswith("flowchart LR")
+
+
+def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):
+    with sandbox.service_stopped("spark-weblog-stats"):
+        hops = pipeline(sandbox)
+        job = hops[JOB_HOP]
+        assert (job["severity"], job["eta"], job["rate_out"]) == ("CRIT", "never", 0.0)
+        assert hops["flume weblogs -> weblogs"]["severity"] == "OK"
+        assert hops["weblogs -> weblog-status-counts via streams weblog-statuses"]["severity"] == "OK"
+        check = sandbox.cli("check", "--component", "pipeline", "--format", "json")
+        findings = json.loads(check.stdout)["findings"]
+        assert check.returncode == 2, check.stdout
+        assert any(f["code"] == "PIPELINE_HOP_DRAIN" and f["text"].startswith(JOB_HOP + ": ")
+                   and "drains never" in f["text"] for f in findings)
+    job = sandbox.wait_until(lambda: (h := pipeline(sandbox)[JOB_HOP])["eta"] != "never" and h,
+                             timeout=120, what="the job draining again")
+    assert job["eta_seconds"] is not None and job["rate_out"] > 0

@@ -1,0 +1,109 @@
+"""The pipeline map derived from readings captured on the demo (tests/fixtures/capture_pipeline.py):
+the graph, each hop's figures, the ETA rules, the findings and the dot/Mermaid output."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from streamctl.config import Thresholds
+from streamctl.model.health import Severity
+from streamctl.model.pipeline import NEVER, Hop, Node, eta_text
+from streamctl.pipeline.derive import _judged, derive
+from streamctl.pipeline.health import pipeline_health
+from streamctl.pipeline.render import as_dict, dot, mermaid
+from tests.fixtures.capture_pipeline import load
+
+DEMO_HOPS = [
+    "flume weblogs -> weblogs",
+    "weblogs -> weblog-stats via job weblog-stats",
+    "weblogs -> weblog-status-counts via streams weblog-statuses",
+    "job weblog-stats -> weblog-stats",
+    "weblog-stats -> connector weblog-archive",
+    "streams weblog-statuses -> weblog-status-counts",
+    "weblog-status-counts -> group weblog-status-watch",
+]
+
+
+def demo(scene: str = "demo"):
+    return derive(load(scene), Thresholds())
+
+
+def by_name(pipeline) -> dict:
+    return {h["name"]: h for h in as_dict(pipeline)["hops"]}
+
+
+def test_the_demo_reads_from_source_to_sink_in_flow_order():
+    assert [h["name"] for h in as_dict(demo())["hops"]] == DEMO_HOPS
+
+
+def test_rates_are_log_end_and_commit_growth_over_the_window():
+    readings = load("demo")
+    before = {(p.topic, p.partition): p.high for p in readings.before.partitions}
+    grown = sum(p.high - before[(p.topic, p.partition)] for p in readings.after.partitions if p.topic == "weblogs")
+    hops = by_name(demo())
+    assert hops["flume weblogs -> weblogs"]["rate_in"] == round(grown / readings.window, 3)
+    sink = hops["weblog-stats -> connector weblog-archive"]
+    lags = [l for l in readings.after.lags if l.group == "connect-weblog-archive"]
+    assert sink["backlog"] == sum(l.lag for l in lags)
+
+
+def test_every_hop_of_the_running_demo_is_ok_and_drains():
+    pipeline = demo()
+    assert all(h.severity is Severity.OK for h in pipeline.hops)
+    assert all(h.eta_seconds is not None and h.eta_seconds != NEVER for h in pipeline.hops if h.reader)
+    assert pipeline_health(pipeline)[0] == []
+
+
+def test_a_stopped_job_is_critical_never_drains_and_upstream_is_unaffected():
+    hops = by_name(demo("job-stopped"))
+    job = hops["weblogs -> weblog-stats via job weblog-stats"]
+    assert (job["severity"], job["eta"], job["rate_out"], job["trend"]) == ("CRIT", "never", 0.0, "growing")
+    assert hops["flume weblogs -> weblogs"]["severity"] == "OK"
+    assert hops["weblogs -> weblog-status-counts via streams weblog-statuses"]["severity"] == "OK"
+    [finding] = pipeline_health(demo("job-stopped"))[0]
+    assert finding.severity is Severity.CRIT and finding.text.startswith(
+        "weblogs -> weblog-stats via job weblog-stats: backlog ")
+    assert finding.text.endswith("and growing, drains never (stopped)")
+
+
+def test_a_topic_nothing_known_writes_gets_an_external_writer():
+    readings = load("demo")
+    pipeline = derive(replace(readings, flume={}), Thresholds())
+    assert "external weblogs -> weblogs" in by_name(pipeline)
+
+
+def reader_hop(backlog, rate_in, rate_out, state="STABLE"):
+    return Hop(None, Node("group", "g", state), "t", rate_in, rate_out, backlog)
+
+
+@pytest.mark.parametrize("backlog, rate_in, rate_out, state, severity, eta", [
+    (0, 10.0, 10.0, "STABLE", Severity.OK, 0.0),  # drained
+    (100, 10.0, 10.0, "STABLE", Severity.OK, 10.0),  # steady: 10 s of reading
+    (100, 10.0, 0.0, "EMPTY", Severity.CRIT, NEVER),  # stopped
+    (100, 10.0, 0.0, "STABLE", Severity.WARN, NEVER),  # alive, no commit between the readings
+    (100, 10.0, 4.0, "STABLE", Severity.WARN, NEVER),  # clearly slower than the topic grows
+    (10_000, 10.0, 10.0, "STABLE", Severity.WARN, 1000.0),  # over drain_eta_seconds_warn (600)
+    (100_000, 0.0, 10.0, "STABLE", Severity.CRIT, 10_000.0),  # over drain_eta_seconds_crit (3600)
+    (100, None, None, "STABLE", Severity.OK, None),  # rates unknown
+])
+def test_eta_rules(backlog, rate_in, rate_out, state, severity, eta):
+    judged = _judged(reader_hop(backlog, rate_in, rate_out, state), Thresholds())
+    assert (judged.severity, judged.eta_seconds) == (severity, eta)
+
+
+@pytest.mark.parametrize("seconds, text", [(None, "unknown"), (NEVER, "never"), (0.0, "drained"),
+                                           (42.0, "42 s"), (900.0, "15 min"), (10_800.0, "3.0 h")])
+def test_eta_text(seconds, text):
+    assert eta_text(seconds) == text
+
+
+def test_dot_and_mermaid_draw_every_node_and_hop():
+    data = as_dict(demo("job-stopped"))
+    graph = dot(data)
+    assert graph.startswith("digraph pipeline {") and graph.count(" -> ") == len(data["hops"])
+    assert '"topic:weblogs" -> "job:weblog-stats" [label="backlog ' in graph and "color=red" in graph
+    chart = mermaid(data)
+    assert chart.startswith("flowchart LR") and chart.count("-->") == len(data["hops"])
+    assert "stroke:red" in chart
