@@ -24,6 +24,7 @@ class DashboardSource(Protocol):
 
     context_name: str
     read_only: bool
+    thresholds: object  # the context's Thresholds
 
     def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True,
                        topic_configs: bool = True) -> KafkaSnapshot: ...
@@ -80,6 +81,10 @@ class Dashboard:
     @property
     def context_name(self) -> str:
         return self.ctx.name
+
+    @property
+    def thresholds(self):
+        return self.ctx.thresholds
 
     def context_names(self) -> list[str]:
         from streamctl.config import load_config

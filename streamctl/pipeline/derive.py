@@ -10,7 +10,7 @@ it, the reader's committed-offset growth (a Spark job: its checkpoint's committe
 once stopped). A reader's ETA is its backlog over the rate it reads at:
 
     backlog within allowed_lag                               drained, OK
-    reading nothing while behind, and stopped                never, CRIT
+    stopped (no members, not running) while behind           never, CRIT
     reading nothing while behind, yet running                never, WARN (a commit may be due)
     reading clearly slower than the topic grows              never, WARN
     otherwise backlog / rate out                             WARN/CRIT over drain_eta_seconds_*
@@ -202,21 +202,27 @@ def _job_progress(before, after) -> dict[str, int]:
 
 
 def _judged(hop: Hop, thresholds) -> Hop:
-    backlog, rate_in, rate_out = hop.backlog, hop.rate_in, hop.rate_out
+    stopped = hop.reader is not None and (hop.reader.state or "").upper() in STOPPED_STATES
+    eta, severity, note = drain(hop.backlog, hop.rate_in, hop.rate_out, stopped, thresholds)
+    return replace(hop, eta_seconds=eta, severity=severity, note=note)
+
+
+def drain(backlog: int | None, rate_in: float | None, rate_out: float | None, stopped: bool,
+          thresholds) -> tuple[float | None, Severity, str]:
+    """(ETA, severity, note) of a reader `backlog` records behind (the rules above)."""
     if backlog is None:
-        return hop
+        return None, Severity.OK, ""
     if backlog <= thresholds.allowed_lag:
-        return replace(hop, eta_seconds=0.0)
+        return 0.0, Severity.OK, ""
+    if stopped:
+        return NEVER, Severity.CRIT, "stopped"
     if rate_out is None:
-        return hop
-    if rate_out <= 0:  # stopped is critical; alive but still may be a commit between readings
-        stopped = (hop.reader.state or "").upper() in STOPPED_STATES
-        return replace(hop, eta_seconds=NEVER, severity=Severity.CRIT if stopped else Severity.WARN,
-                       note="stopped" if stopped else "committed nothing between the readings")
+        return None, Severity.OK, ""
+    if rate_out <= 0:  # alive: a commit may still be due
+        return NEVER, Severity.WARN, "committed nothing between the readings"
     if rate_in is not None and rate_out < (1 - SLOWER_FACTOR) * rate_in:
-        return replace(hop, eta_seconds=NEVER, severity=Severity.WARN, note="reads slower than the topic grows")
+        return NEVER, Severity.WARN, "reads slower than the topic grows"
     eta = backlog / rate_out
     severity = (Severity.CRIT if eta >= thresholds.drain_eta_seconds_crit else
                 Severity.WARN if eta >= thresholds.drain_eta_seconds_warn else Severity.OK)
-    return replace(hop, eta_seconds=eta, severity=severity)
-
+    return eta, severity, ""

@@ -43,6 +43,7 @@ class RecordedSource:
     context_name: str = "recorded"
     read_only: bool = False
     statuses: dict = field(default_factory=dict)
+    thresholds: Thresholds = field(default_factory=Thresholds)
 
     def __post_init__(self):
         self.snapshot = snapshot_from_dict(json.loads((FIXTURES / f"{self.fixture}.json").read_text()))

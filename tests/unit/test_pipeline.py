@@ -107,3 +107,14 @@ def test_dot_and_mermaid_draw_every_node_and_hop():
     chart = mermaid(data)
     assert chart.startswith("flowchart LR") and chart.count("-->") == len(data["hops"])
     assert "stroke:red" in chart
+
+
+def test_screens_estimate_the_eta_over_their_refreshes():
+    from streamctl.pipeline.estimate import DrainEstimator
+
+    estimate = DrainEstimator(Thresholds())
+    assert estimate.observe("g", 1000.0, 0, 100, 100, stopped=False) == (None, Severity.OK)  # one reading
+    # 10 s later: read 200 (20/s), the topic grew by 100 (10/s); 0 behind... then 100 behind at 20/s.
+    assert estimate.observe("g", 1010.0, 200, 300, 100, stopped=False) == (5.0, Severity.OK)
+    assert estimate.observe("g", 1020.0, 200, 400, 200, stopped=True)[0] == NEVER  # stopped since
+    assert estimate.observe("other", 1020.0, 5, 5, 0, stopped=True) == (0.0, Severity.OK)  # caught up

@@ -1,5 +1,6 @@
 """Consumer groups: state, members, topics, lag in records and time, a sparkline of lag over
-the session, and the Burrow-style status; Enter opens the per-partition view."""
+the session, when the lag drains (rates over the last minute of refreshes), and the
+Burrow-style status; Enter opens the per-partition view."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from streamctl.model.health import Severity
 from streamctl.model.kafka import type_label
+from streamctl.model.pipeline import eta_text
+from streamctl.pipeline.estimate import DrainEstimator
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.sparkline import sparkline
 
-COLUMNS = ["group", "type", "state", "members", "topics", "lag", "lag (s)", "trend", "status"]
+COLUMNS = ["group", "type", "state", "members", "topics", "lag", "lag (s)", "trend", "drains", "status"]
+DRAIN_STYLE = {Severity.OK: "", Severity.WARN: "yellow", Severity.CRIT: "bold red", Severity.UNKNOWN: "dim"}
 STATUS_STYLE = {"OK": "green", "LAGGING": "yellow", "STALLED": "bold red", "STOPPED": "bold red",
                 "REWOUND": "yellow", "UNKNOWN": "dim"}
 
@@ -29,6 +34,7 @@ class GroupsScreen(DataScreen):
     def __init__(self) -> None:
         super().__init__()
         self.history: dict[str, deque] = defaultdict(lambda: deque(maxlen=30))
+        self.drains: DrainEstimator | None = None  # made on mount, with the context's thresholds
 
     def compose_body(self) -> ComposeResult:
         yield FilterTable(COLUMNS, sort_column=5, descending=True, id="groups")
@@ -44,20 +50,27 @@ class GroupsScreen(DataScreen):
             lags = by_group.get(g.id, [])
             seconds = [l.lag_seconds for l in lags if l.lag_seconds is not None]
             status = getattr(getattr(statuses.get(g.id), "status", None), "value", "UNKNOWN")
+            positions = (sum(l.committed or 0 for l in lags), sum(l.log_end or 0 for l in lags))
             summaries.append((g.id, type_label(g.type), g.state, len(g.members), ",".join(sorted({l.topic for l in lags})),
-                              sum(l.lag or 0 for l in lags), max(seconds) if seconds else None, status))
+                              sum(l.lag or 0 for l in lags), max(seconds) if seconds else None, status, positions))
         return snap, summaries
 
     def show(self, data) -> None:
         snap, summaries = data
         self.app.last_kafka = snap
         rows = []
-        for group, kind, state, members, topics, total, seconds, status in summaries:
+        if self.drains is None:
+            self.drains = DrainEstimator(self.source.thresholds)
+        at = snap.offsets_read_at or snap.taken_at
+        for group, kind, state, members, topics, total, seconds, status, (committed, log_end) in summaries:
             self.history[group].append(total)
+            eta, severity = self.drains.observe(group, at, committed, log_end, total, state in ("EMPTY", "DEAD"))
             cells = [group, kind, state, str(members), topics, str(total),
                      "-" if seconds is None else f"{seconds:.0f}", sparkline(self.history[group]),
+                     Text(eta_text(eta) if eta is not None else "-", style=DRAIN_STYLE[severity]),
                      Text(status, style=STATUS_STYLE.get(status, ""))]
-            rows.append((group, cells, [group, kind, state, members, topics, total, seconds, total, status]))
+            rows.append((group, cells, [group, kind, state, members, topics, total, seconds, total,
+                                        -1 if eta is None else eta, status]))
         self.query_one(FilterTable).set_rows(rows)
         if partial := _group_errors(snap.errors):  # a listing that timed out must not look like "no groups"
             more = f" (and {len(partial) - 1} more)" if len(partial) > 1 else ""
