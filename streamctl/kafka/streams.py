@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 from streamctl.model.health import Finding, Metric, Severity
 from streamctl.model.kafka import ConsumerGroup, KafkaSnapshot
@@ -59,10 +60,14 @@ def find_apps(snap: KafkaSnapshot, allowed_lag: int = 0,
 
 def _app(snap, group, names, lags, allowed_lag: int, outputs: list[str]) -> StreamsApp:
     lag_by_topic: dict[str, int] = defaultdict(int)
+    positions: dict[str, tuple[int, int]] = defaultdict(lambda: (0, 0))
     for lag in lags:
         lag_by_topic[lag.topic] += lag.lag or 0
+        committed, log_end = positions[lag.topic]
+        positions[lag.topic] = (committed + (lag.committed or 0), log_end + (lag.log_end or 0))
     roles = {name: internal_role(group.id, name) for name in names}
-    topics = [_topic(snap, name, roles[name] or "input", lag_by_topic.get(name))
+    topics = [replace(_topic(snap, name, roles[name] or "input", lag_by_topic.get(name)),
+                      committed=positions[name][0], log_end=positions[name][1])
               for name in sorted(lag_by_topic) if snap.topic(name)]
     topics += [_topic(snap, name, "changelog", None) for name in names if roles[name] == "changelog"]
     topics += [_topic(snap, name, "repartition", None) for name in names
@@ -79,7 +84,7 @@ def _topic(snap, name: str, role: str, lag: int | None) -> StreamsTopic:
     known = [p for p in partitions if p.low is not None and p.high is not None]
     records = sum(p.high - p.low for p in known) if len(known) == len(partitions) else None
     under = tuple(p.partition for p in partitions if p.min_isr is not None and len(p.isr) < p.min_isr)
-    return StreamsTopic(name, role, len(partitions), records, lag, under)
+    return StreamsTopic(name, role, len(partitions), records, lag, under_min_isr=under)
 
 
 def _instances(group: ConsumerGroup) -> tuple[StreamsInstance, ...]:

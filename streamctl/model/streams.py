@@ -16,6 +16,8 @@ class StreamsTopic:
     partitions: int
     records: int | None  # log end - log start, summed (None: watermarks unread)
     lag: int | None = None  # the app's lag on it (inputs and repartition topics it reads)
+    committed: int | None = None  # its committed offsets summed over the partitions (topics it reads)
+    log_end: int | None = None  # ... and those partitions' log ends
     under_min_isr: tuple[int, ...] = ()  # partitions with fewer in-sync replicas than min.insync.replicas
 
 
@@ -41,6 +43,11 @@ class StreamsApp:
     @property
     def lag(self) -> int:
         return sum(t.lag or 0 for t in self.topics)
+
+    def positions(self) -> tuple[int, int]:
+        """(committed, log end) summed over every topic it reads: what drain rates are taken from."""
+        read = [t for t in self.topics if t.committed is not None]
+        return sum(t.committed for t in read), sum(t.log_end or 0 for t in read)
 
     @property
     def threads(self) -> int:

@@ -1,31 +1,38 @@
-"""Kafka Streams apps: status, instances and threads, inputs, internal topics and lag; for the
-highlighted app its topics (input, repartition, changelog, output) with records and lag, and
-its instances. Reset an app from the CLI (`streamctl streams reset APP`): it deletes topics."""
+"""Kafka Streams apps: status, instances and threads, inputs, internal topics, lag and when it
+drains (rates over the last minute of refreshes); for the highlighted app its topics (input,
+repartition, changelog, output) with records and lag, and its instances. Reset an app from the CLI (`streamctl streams reset APP`): it deletes topics."""
 
 from __future__ import annotations
+
+import time
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
+from streamctl.model.health import Severity
+from streamctl.model.pipeline import eta_text
+from streamctl.model.streams import IDLE, STOPPED
+from streamctl.pipeline.estimate import DrainEstimator
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.screens.groups import DRAIN_STYLE
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.literal_table import LiteralTable
 
-COLUMNS = ["app", "status", "group state", "instances", "threads", "inputs", "internal topics", "lag"]
+COLUMNS = ["app", "status", "group state", "instances", "threads", "inputs", "internal topics", "lag", "drains"]
 STATUS_STYLE = {"RUNNING": "green", "REBALANCING": "cyan", "STOPPED": "bold red", "IDLE": "yellow"}
 
 
-def _row(app):
+def _row(app, eta: float | None, severity: Severity):
     """(key, cells, sort values) of one app."""
     inputs = ", ".join(t.name for t in app.by_role("input"))
     internal = len(app.internal_topics)
     cells = [app.app_id, Text(app.status, style=STATUS_STYLE.get(app.status, "dim")), app.group_state,
              str(len(app.instances)) if app.members_read else "?", str(app.threads), inputs, str(internal),
-             str(app.lag)]
+             str(app.lag), Text("-" if eta is None else eta_text(eta), style=DRAIN_STYLE[severity])]
     return app.app_id, cells, [app.app_id, app.status, app.group_state, len(app.instances), app.threads,
-                               inputs, internal, app.lag]
+                               inputs, internal, app.lag, -1 if eta is None else eta]
 
 
 def _topic_cells(topic) -> list:
@@ -50,6 +57,7 @@ class StreamsScreen(DataScreen):
     def __init__(self) -> None:
         super().__init__()
         self.apps: dict = {}
+        self.drains: DrainEstimator | None = None  # made on the first refresh, with the context's thresholds
 
     def compose_body(self) -> ComposeResult:
         yield FilterTable(COLUMNS, id="streams-apps", table_id="streams-list")
@@ -63,12 +71,19 @@ class StreamsScreen(DataScreen):
         super().on_mount()
 
     def fetch(self):
-        return self.source.streams_apps()
+        return time.time(), self.source.streams_apps()
 
-    def show(self, apps) -> None:
+    def show(self, data) -> None:
+        at, apps = data
         self.apps = {app.app_id: app for app in apps}
+        if self.drains is None:
+            self.drains = DrainEstimator(self.source.thresholds)
+        rows = []
+        for app in apps:
+            eta, severity = self.drains.observe(app.app_id, at, *app.positions(), app.lag, app.status in (STOPPED, IDLE))
+            rows.append(_row(app, eta, severity))
         table = self.query_one(FilterTable)
-        table.set_rows([_row(app) for app in apps])
+        table.set_rows(rows)
         self._show_detail(table.selected_key())
 
     @on(DataTable.RowHighlighted)
