@@ -69,8 +69,8 @@ async def test_highlighting_a_job_shows_its_partitions_and_problems():
         await settle(pilot)
         jobs = dashboard.screen.query_one("#jobs DataTable", DataTable)
         assert [[str(c) for c in jobs.get_row_at(i)] for i in range(jobs.row_count)] == [
-            ["clickstream", "unknown", "-", "-", "-", "-", "-", "-"],
-            ["weblog-stats", "stopped", "32", "42s", "10.0", "48.0", "1042", "51"],
+            ["clickstream", "unknown", "-", "-", "-", "-", "-", "-", "-"],
+            ["weblog-stats", "stopped", "32", "42s", "10.0", "48.0", "1042", "51", "never"],  # stopped, behind
         ]
         offsets = dashboard.screen.query_one("#job-offsets", DataTable)
         problems = dashboard.screen.query_one("#job-problems", Static)

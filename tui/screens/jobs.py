@@ -1,4 +1,4 @@
-"""Spark jobs: state, last committed batch, commit age, rates and lag per job; for the
+"""Spark jobs: state, last committed batch, commit age, rates, lag and when it drains per job; for the
 highlighted job, its checkpoint's offsets against Kafka's log end per partition and any
 checkpoint problems. `g` / `x` start / stop the highlighted job (plan first, then confirm)."""
 
@@ -12,12 +12,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from streamctl.model.health import Severity
+from streamctl.model.pipeline import eta_text
+from streamctl.pipeline.estimate import DrainEstimator
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.screens.groups import DRAIN_STYLE
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
 
-COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag"]
+COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag", "drains"]
 STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}
 
 
@@ -59,6 +63,15 @@ def _row(view):
     return view.name, cells, sort
 
 
+def _position(view):
+    """(observed at, committed, log end, lag, stopped) for the drain ETA; None without offsets."""
+    lags = [l for l in view.lags or () if l.committed is not None and l.log_end is not None]
+    if not lags or view.total_lag is None:
+        return None
+    return (view.observed_at, sum(l.committed for l in lags), sum(l.log_end for l in lags), view.total_lag,
+            view.running is False)
+
+
 def _detail(view) -> JobDetail:
     cp = view.checkpoint
     state = _state(view)
@@ -91,6 +104,7 @@ class JobsScreen(DataScreen):
     def __init__(self) -> None:
         super().__init__()
         self.details: dict[str, JobDetail] = {}
+        self.drains: DrainEstimator | None = None  # made on the first refresh, with the context's thresholds
 
     def compose_body(self) -> ComposeResult:
         yield FilterTable(COLUMNS, id="jobs")
@@ -106,10 +120,17 @@ class JobsScreen(DataScreen):
 
     def fetch(self):
         views = self.source.spark_jobs()
-        return [_row(v) for v in views], {v.name: _detail(v) for v in views}
+        return [(_row(v), _position(v)) for v in views], {v.name: _detail(v) for v in views}
 
     def show(self, data) -> None:
-        rows, self.details = data
+        measured, self.details = data
+        if self.drains is None:
+            self.drains = DrainEstimator(self.source.thresholds)
+        rows = []
+        for (key, cells, sort), position in measured:
+            eta, severity = self.drains.observe(key, *position) if position else (None, Severity.OK)
+            rows.append((key, [*cells, Text("-" if eta is None else eta_text(eta), style=DRAIN_STYLE[severity])],
+                         [*sort, -1 if eta is None else eta]))
         jobs = self.query_one(FilterTable)
         jobs.set_rows(rows)
         self._show_detail(jobs.selected_key())
