@@ -15,7 +15,7 @@ from streamctl.tui.app import StreamctlApp
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SCREENS = [("overview", "1"), ("brokers", "2"), ("topics", "3"), ("groups", "4"),
-           ("zookeeper", "5"), ("agents", "6"), ("jobs", "7"), ("connect", "8"), ("streams", "9")]
+           ("zookeeper", "5"), ("agents", "6"), ("jobs", "7"), ("connect", "8"), ("streams", "9"), ("pipeline", "0")]
 
 
 async def shoot(context: str, config: str | None) -> list[Path]:

@@ -18,6 +18,7 @@ from streamctl.tui.screens.topics import TopicsScreen
 from streamctl.tui.screens.zookeeper import ZooKeeperScreen
 from streamctl.tui.screens.jobs import JobsScreen
 from streamctl.tui.screens.streams import StreamsScreen
+from streamctl.tui.screens.pipeline import PipelineScreen
 
 SCREENS = {
     "overview": OverviewScreen,
@@ -29,6 +30,7 @@ SCREENS = {
     "jobs": JobsScreen,
     "connect": ConnectScreen,
     "streams": StreamsScreen,
+    "pipeline": PipelineScreen,
 }
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
@@ -49,6 +51,7 @@ class StreamctlApp(App):
         Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
         Binding("8", "switch_mode('connect')", "Kafka Connect", id="mode.connect"),
         Binding("9", "switch_mode('streams')", "Kafka Streams", id="mode.streams"),
+        Binding("0", "switch_mode('pipeline')", "Pipeline", id="mode.pipeline"),
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),

@@ -35,6 +35,8 @@ class DashboardSource(Protocol):
 
     def streams_apps(self) -> list: ...  # the Kafka Streams apps (StreamsApp) among the groups
 
+    def pipeline_map(self): ...  # a PipelineMap, rates over the refreshes of the last minute
+
     def health(self) -> Evaluation: ...
 
     def zookeeper(self): ...
@@ -67,6 +69,7 @@ class Dashboard:
     _flume_polls: dict = field(default_factory=dict)
     _connect: object = None
     _connect_lock: threading.Lock = field(default_factory=threading.Lock)
+    _pipeline_readings: list = field(default_factory=list)  # (the pipeline map's earlier readings)
 
     def __post_init__(self):
         from streamctl import paths
@@ -102,6 +105,19 @@ class Dashboard:
         return self.kafka.snapshot(lag_time=lag_time, group_filter=Filters.from_context(self.ctx).group,
                                    group_members=group_details, group_offsets=group_details,
                                    topic_configs=topic_configs)
+
+    def pipeline_map(self):
+        """The pipeline map: this refresh's reading paired with the oldest kept of the last minute
+        (rates need two readings, and commits land in steps: the longer apart, the steadier)."""
+        from streamctl.pipeline.collect import read_once, readings
+        from streamctl.pipeline.derive import derive
+        from streamctl.pipeline.estimate import MIN_WINDOW, RATE_WINDOW
+
+        now = read_once(self.ctx, self.kafka)
+        kept = [r for r in self._pipeline_readings if now.at - r.at <= RATE_WINDOW]
+        self._pipeline_readings = kept + [now]
+        before = kept[0] if kept and now.at - kept[0].at >= MIN_WINDOW else now
+        return derive(readings(self.ctx, before, now), self.ctx.thresholds)
 
     def streams_apps(self) -> list:
         """The Kafka Streams apps among the groups, with the outputs the context declares."""

@@ -1,13 +1,13 @@
 """Read what the pipeline map is derived from: two readings `window` seconds apart of Kafka and
-of the Spark jobs' checkpoints, and meanwhile the Flume agents' definitions and state and the
-Connect connectors.
+of the Spark jobs' checkpoints, the later one with the Flume agents' definitions and state and
+the Connect connectors (the dashboard keeps its readings and pairs them across refreshes).
 A system that cannot be read is named in the map's errors; its hops are missing, the rest stand."""
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from streamctl.pipeline.derive import Readings
 
@@ -16,25 +16,47 @@ FLUME_TIMEOUT = 2.0
 
 
 def read(ctx, window: float, report=lambda _: None) -> Readings:
+    """Two readings `window` seconds apart (the CLI and check)."""
     from streamctl.backends.kafka_isolated import isolated_backend
 
     kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
-    errors: list[str] = []
-    before = kafka.snapshot(lag_time=False, topic_configs=False)
-    started = time.monotonic()
+    before = read_once(ctx, kafka, everything=False)
     report(f"reading again in {window:g} s (rates need two readings)")
+    time.sleep(max(0.0, window - (time.time() - before.at)))
+    return readings(ctx, before, read_once(ctx, kafka))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One look at every system, at unix time `at`."""
+
+    at: float
+    snapshot: object  # KafkaSnapshot
+    jobs: list
+    flume: dict = field(default_factory=dict)
+    connectors: list = field(default_factory=list)
+    errors: tuple[str, ...] = ()
+
+
+def read_once(ctx, kafka, everything: bool = True) -> Reading:
+    """Kafka and the Spark jobs' checkpoints; with `everything`, also the Flume agents and the
+    Connect connectors (what only the later of two readings needs), all read together."""
+    errors: list[str] = []
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="pipeline") as pool:
-        flume = pool.submit(_guarded, errors, "flume", _flume, ctx, {})
-        jobs_before = pool.submit(_guarded, errors, "spark", _jobs, ctx, [])
-        connectors = pool.submit(_guarded, errors, "connect", _connectors, ctx, [])
-        time.sleep(max(0.0, window - (time.monotonic() - started)))
         jobs = pool.submit(_guarded, errors, "spark", _jobs, ctx, [])
-        after = kafka.snapshot(topic_configs=False)
-        elapsed = (after.offsets_read_at or after.taken_at) - (before.offsets_read_at or before.taken_at)
-        readings = Readings(before, after, elapsed, flume.result(), jobs.result(),
-                            {name: job.outputs for name, job in ctx.spark.jobs.items()}, connectors.result(),
-                            {name: app.outputs for name, app in ctx.kafka.streams.items()}, jobs_before.result())
-    return replace(readings, errors=tuple(errors + list(before.errors) + list(after.errors)))
+        flume = pool.submit(_guarded, errors, "flume", _flume, ctx, {}) if everything else None
+        connectors = pool.submit(_guarded, errors, "connect", _connectors, ctx, []) if everything else None
+        snapshot = kafka.snapshot(topic_configs=False, lag_time=everything)
+        reading = Reading(snapshot.offsets_read_at or snapshot.taken_at, snapshot, jobs.result(),
+                          flume.result() if flume else {}, connectors.result() if connectors else [])
+    return replace(reading, errors=tuple(errors + list(snapshot.errors)))
+
+
+def readings(ctx, before: Reading, after: Reading) -> Readings:
+    """What the derivation takes from two readings (the outputs the context declares added)."""
+    return Readings(before.snapshot, after.snapshot, after.at - before.at, after.flume, after.jobs,
+                    {name: job.outputs for name, job in ctx.spark.jobs.items()}, after.connectors,
+                    {name: app.outputs for name, app in ctx.kafka.streams.items()}, before.jobs, after.errors)
 
 
 def _guarded(errors: list[str], system: str, read_one, ctx, empty):

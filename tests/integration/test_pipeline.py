@@ -46,3 +46,26 @@ def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):
     job = sandbox.wait_until(lambda: (h := pipeline(sandbox)[JOB_HOP])["eta"] != "never" and h,
                              timeout=120, what="the job draining again")
     assert job["eta_seconds"] is not None and job["rate_out"] > 0
+
+
+async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkeypatch):
+    from streamctl.overview.dashboard_source import make_dashboard
+    from streamctl.tui.app import StreamctlApp
+    from tests.faults.pilot import rows, until
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))
+    app = StreamctlApp(make_dashboard(str(sandbox.config_path), "sandbox"), refresh_interval=3.0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("0")
+
+        def job_hop():
+            return next((r for r in rows(app, "#pipeline DataTable") if r[0] == JOB_HOP), None)
+
+        await until(pilot, lambda: job_hop() is not None, 60, "the job's hop listed")
+        # The first refresh has one reading; rates come once two are 8 s or more apart.
+        await until(pilot, lambda: job_hop()[3] not in ("-", ""), 60, "the job's out rate",
+                    lambda: str(rows(app, "#pipeline DataTable")))
+        assert job_hop()[1] == "OK" and job_hop()[7] != "never"
+        names = [r[0] for r in rows(app, "#pipeline DataTable")]
+        assert names.index("flume weblogs -> weblogs") < names.index(JOB_HOP) < names.index(
+            "weblog-stats -> connector weblog-archive")

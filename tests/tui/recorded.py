@@ -44,6 +44,7 @@ class RecordedSource:
     read_only: bool = False
     statuses: dict = field(default_factory=dict)
     thresholds: Thresholds = field(default_factory=Thresholds)
+    pipeline_scene: str = "demo"
 
     def __post_init__(self):
         self.snapshot = snapshot_from_dict(json.loads((FIXTURES / f"{self.fixture}.json").read_text()))
@@ -56,6 +57,13 @@ class RecordedSource:
 
     def streams_apps(self) -> list:
         return find_apps(self.snapshot, Thresholds().allowed_lag)
+
+    def pipeline_map(self):
+        """The demo's map from readings captured on it (tests/fixtures/pipeline), whatever `fixture`."""
+        from streamctl.pipeline.derive import derive
+        from tests.fixtures.capture_pipeline import load
+
+        return derive(load(self.pipeline_scene), self.thresholds)
 
     def kafka_groups(self):
         return self.snapshot, {g.id: GroupStatus(Status(self.statuses.get(g.id, "OK"))) for g in self.snapshot.groups}

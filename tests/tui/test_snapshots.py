@@ -91,3 +91,21 @@ def test_streams_app_stopped(snap_compare):
         await settle(pilot)
 
     assert snap_compare(app("streams-stopped"), terminal_size=SIZE, run_before=run_before)
+
+
+def test_pipeline_with_the_spark_job_stopped(snap_compare):
+    async def run_before(pilot):
+        await pilot.press("0")
+        await settle(pilot)
+
+    assert snap_compare(app(pipeline_scene="job-stopped"), terminal_size=(120, 30), run_before=run_before)
+
+
+async def test_enter_on_a_hop_opens_its_readers_screen():
+    dashboard = app(pipeline_scene="job-stopped")
+    async with dashboard.run_test(size=(120, 30)) as pilot:
+        await pilot.press("0")
+        await settle(pilot)
+        await pilot.press("slash", *"via job", "enter", "enter")
+        await settle(pilot)
+        assert dashboard.current_mode == "jobs"
