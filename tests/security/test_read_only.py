@@ -35,6 +35,7 @@ MUTATIONS = {
                                    "--execute"], "groups reset-offsets"),
     ("groups", "undo-reset"): (["groups", "undo-reset", "{group}", "--execute"], "groups undo-reset"),
     ("elect-leaders",): (["elect-leaders", "--execute"], "elect-leaders"),
+    ("streams", "reset"): (["streams", "reset", "{group}", "--execute"], "streams reset"),
     ("zk", "create"): (["zk", "create", "{new_znode}", "data", "--execute"], "zk create"),
     ("zk", "set"): (["zk", "set", "{znode}", "changed", "--execute"], "zk set"),
     ("zk", "delete"): (["zk", "delete", "{znode}", "--execute"], "zk delete"),
