@@ -4,6 +4,7 @@ checked. Every wait is bounded."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from typing import Callable, Iterable, Iterator
@@ -36,7 +37,12 @@ class RecordReader:
         })
 
     def close(self) -> None:
-        self._consumer.close()
+        """Close the consumer, waiting `timeout` seconds at most: librdkafka's close waits on the
+        group coordinator, which a broker in trouble can keep from answering (an operator's
+        Ctrl-C must end the command). It never committed anything, so nothing is lost."""
+        closing = threading.Thread(target=self._consumer.close, name="close-record-reader", daemon=True)
+        closing.start()
+        closing.join(self.timeout)
 
     def __enter__(self) -> RecordReader:
         return self

@@ -163,7 +163,7 @@ def test_no_perfdata_means_no_pipe():
 # ---- Nagios: summary truncation ---------------------------------------------------------------
 
 def test_summary_truncates_the_problem_list_and_counts_the_rest():
-    findings = [Finding(Severity.CRIT, "kafka", f"topic t{i:02}", "KAFKA_OFFLINE",
+    findings = [Finding(Severity.CRIT, "kafka", f"topic t{i:02}", f"CODE_{i:02}",
                         f"topic t{i:02} has offline partitions") for i in range(20)]
     line = first_line(render_nagios(evaluation(*findings)))
     head = "STREAMCTL CRITICAL: 20 critical: "
@@ -175,6 +175,18 @@ def test_summary_truncates_the_problem_list_and_counts_the_rest():
     assert 1 < len(shown) < 20 and len(shown) + int(match.group(2)) == 20
     assert len(line) <= len(head) + check.SUMMARY_LIMIT
     assert len(render_nagios(evaluation(*findings)).splitlines()) == 21  # the long text keeps them all
+
+
+def test_summary_collapses_findings_of_one_code_so_the_others_stay_on_the_first_line():
+    lagging = [Finding(Severity.WARN, "kafka", f"group g{i:02}", "KAFKA_GROUP_LAG", f"group g{i:02} lags 9 records, 258 s")
+               for i in range(22)]
+    silent = Finding(Severity.UNKNOWN, "kafka", "broker 2", "KAFKA_BROKER_SILENT",
+                     "broker 2 at 127.0.0.1:9093 did not answer within 0.8 s (still registered)")
+    line = first_line(render_nagios(evaluation(*lagging, silent)))
+    assert line == ("STREAMCTL WARNING: 22 warning, 1 unknown: group g00 lags 9 records, 258 s "
+                    "(+21 more KAFKA_GROUP_LAG); broker 2 at 127.0.0.1:9093 did not answer within 0.8 s "
+                    "(still registered)")
+    assert len(render_nagios(evaluation(*lagging, silent)).splitlines()) == 24  # each still on its own line
 
 
 def test_summary_clips_one_overlong_text():
