@@ -4,6 +4,7 @@ anyone's offsets (reads assign partitions themselves; they never join or commit 
 from __future__ import annotations
 
 import csv
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,7 +90,7 @@ def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None)
 
     out = sys.stdout
     filtering = keep.active
-    table_rows, shown, size = [], 0, 0
+    table_rows, shown, size, interrupted = [], 0, 0, False
     writer = csv.writer(out) if output == "csv" else None
     if writer:
         writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
@@ -117,13 +118,20 @@ def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None)
             if shown >= limit:
                 break
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     finally:
         out.flush()
         if table_rows:
             from streamctl.kafka.render import records_table
 
             records_table(table_rows)
+    if interrupted:
+        # Ctrl-C ends the command now: what was read is printed, and the consumer (it never
+        # committed anything) is not closed: librdkafka's close and teardown can wait on brokers.
+        sys.stdout.flush()
+        sys.stderr.write(f"{shown} record(s)\n")
+        sys.stderr.flush()
+        os._exit(130)
     return shown
 
 
