@@ -72,9 +72,6 @@ class PipelineMap:
     window_seconds: float  # between the two readings the rates come from
     errors: tuple[str, ...] = ()  # systems that could not be read (their hops are missing)
 
-    def node(self, node_id: str) -> Node | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
-
 
 def eta_text(seconds: float | None) -> str:
     if seconds is None:

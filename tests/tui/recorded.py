@@ -56,7 +56,7 @@ class RecordedSource:
         return {}  # the recorded snapshots hold no broker configs: roles show as unknown
 
     def streams_apps(self) -> list:
-        return find_apps(self.snapshot, Thresholds().allowed_lag)
+        return find_apps(self.snapshot, self.thresholds.allowed_lag)
 
     def pipeline_map(self):
         """The demo's map from readings captured on it (tests/fixtures/pipeline), whatever `fixture`."""
