@@ -328,10 +328,11 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
                 kafka_timeout: float = 10.0, ui_url: str | None = None, progress_file: str | None = None,
                 process: tuple[int, float, bool] | None = None, app_id: str | None = None,
                 master: str | None = None, rest_timeout: float = 3.0,
-                ask_rest: bool = True) -> JobView:
+                ask_rest: bool = True, cluster_app=None) -> JobView:
     """Read the checkpoint, Kafka's log ends, the REST API and the progress tail of one job.
 
-    `process` is (pid, create_time, alive) for a job streamctl launched. Each failing part
+    `process` is (pid, create_time, alive) for a job streamctl launched; `cluster_app` its
+    application as the standalone Master lists it. Each failing part
     becomes an error field of the view, never an exception.
     """
     checkpoint = checkpoint_error = None
@@ -366,5 +367,5 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
         checkpoint=checkpoint, checkpoint_error=checkpoint_error, lags=lags, lag_error=lag_error,
         process=None if process is None else ("running" if process[2] else "stopped"),
         pid=process[0] if process else None, master=master, ui_url=ui_url, rest=rest,
-        rest_error=rest_error, app_id=app_id, progress=progress,
+        rest_error=rest_error, app_id=app_id, progress=progress, cluster_app=cluster_app,
     )

@@ -112,6 +112,7 @@ class JobSpec:
     jars: list[str] = field(default_factory=list)
     driver_memory: str = DRIVER_MEMORY
     sandbox: dict | None = None  # {"root": ..., "service": ...} when the sandbox runs it
+    conf: dict[str, str] = field(default_factory=dict)  # more --conf pairs (executor memory, cores.max)
 
     @property
     def local(self) -> bool:
@@ -189,7 +190,7 @@ def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,
              checkpoint_dir: Path | None = None, progress_file: Path | None = None,
              log: Path | None = None, ui_port: int | None = None, extra_args: list[str] = (),
              jars_root: Path | None = None, root: Path | None = None,
-             sandbox: dict | None = None) -> JobSpec:
+             sandbox: dict | None = None, conf: dict[str, str] | None = None) -> JobSpec:
     """A spec for a shipped job: its script and defaults, the folder's paths unless given."""
     if name not in SHIPPED:
         raise UsageError(f"no shipped job {name!r} (shipped: {', '.join(SHIPPED)})")
@@ -201,7 +202,7 @@ def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,
         bootstrap_servers=bootstrap_servers, checkpoint_dir=str(checkpoint),
         progress_file=str(Path(progress_file or checkpoint.parent / "progress.jsonl").expanduser().absolute()),
         ui_port=ui_port or procs.free_ports(1)[0], log=str(log or folder / "driver.log"),
-        job_args=[*defaults, *extra_args], jars=connector_jars(jars_root), sandbox=sandbox,
+        job_args=[*defaults, *extra_args], jars=connector_jars(jars_root), sandbox=sandbox, conf=dict(conf or {}),
     )
 
 
@@ -215,6 +216,7 @@ def submit_argv(spec: JobSpec) -> tuple[list[str], dict[str, str]]:
     if spec.local:  # everything on the loopback interface
         conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
         env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    conf |= spec.conf
     if "JAVA_HOME" not in os.environ:
         from streamctl.jvm.java import java
 

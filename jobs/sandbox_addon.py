@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
-from streamctl.jobs import launcher
+from streamctl.jobs import cluster_addon, launcher
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.state import SandboxState, Service
@@ -19,6 +19,9 @@ JOB = "weblog-stats"
 SERVICE = f"spark-{JOB}"
 OUTPUT = "weblog-stats"  # what weblog_stats.py writes
 TOPICS = {"weblogs": 3, OUTPUT: 3}  # name -> partitions
+# On the --distributed sandbox's cluster: one executor, driver and executor on the loopback.
+CLUSTER_CONF = {"spark.executor.memory": cluster_addon.EXECUTOR_MEMORY, "spark.cores.max": "2",
+                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
 
 
 def runs_root(sandbox: Sandbox) -> Path:
@@ -33,11 +36,13 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     sandbox.ensure_topics(state, TOPICS)
     data = sandbox.root / "data" / "spark" / JOB
     log = sandbox.root / "logs" / f"{SERVICE}.log"
+    master = cluster_addon.master_url(state)
     spec = launcher.new_spec(
         JOB, state.bootstrap_servers, checkpoint_dir=data / "checkpoint",
         progress_file=data / "progress.jsonl", log=log, ui_port=procs.free_ports(1)[0],
         jars_root=sandbox.jars_root, root=runs_root(sandbox),
         sandbox={"root": str(sandbox.root), "service": SERVICE},
+        **({"master": master, "conf": CLUSTER_CONF} if master else {}),
     )
     spec_file = launcher.save_spec(spec, runs_root(sandbox))
     state.extras.setdefault("spark", {})[JOB] = {
@@ -58,8 +63,11 @@ def context(state: SandboxState) -> dict:
     job = state.extras.get("spark", {}).get(JOB)
     if not job:
         return {}
-    return {"jobs": {JOB: {**{k: job[k] for k in ("checkpoint_dir", "ui_url", "progress_file")},
-                           "outputs": [OUTPUT]}}}
+    # On the --distributed sandbox the driver's UI address is left out: it is resolved from the
+    # Master, as it is for a job whose driver runs on another host.
+    keys = ("checkpoint_dir", "progress_file") if cluster_addon.master_url(state) else \
+        ("checkpoint_dir", "ui_url", "progress_file")
+    return {"jobs": {JOB: {**{k: job[k] for k in keys}, "outputs": [OUTPUT]}}}
 
 
 ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,

@@ -362,13 +362,19 @@ class SparkJob(_Model):
     """JSON-lines file our StreamingQueryListener writes progress to."""
     outputs: list[str] = Field(default_factory=list)
     """The topics it writes (its checkpoint names only what it reads): edges of `streamctl pipeline`."""
+    app_name: str | None = None
+    """Its application name on the Spark cluster (`spark.app.name`); the job's name by default."""
 
 
 class SparkSettings(_Model):
-    """Spark jobs to watch, by name."""
+    """Spark jobs to watch, by name, and the standalone cluster they run on."""
 
     jobs: Section[dict[str, SparkJob]] = Field(default_factory=dict)
     """Jobs keyed by a name of your choice."""
+    masters: list[HttpUrl] = Field(default_factory=list)
+    """Web UI URLs of the standalone Master(s), e.g. ['http://spark-master:8080']; with HA list them all."""
+    timeout: float = Field(5.0, gt=0, allow_inf_nan=False)
+    """Seconds to wait for a Master's answer."""
 
 
 class ConnectAuth(_Model):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from streamctl.model.spark_cluster import SparkApp
+
 
 @dataclass(frozen=True)
 class BatchOffsets:
@@ -99,14 +101,18 @@ class JobView:
     rest_error: str | None = None
     app_id: str | None = None
     progress: ProgressTail | None = None
+    cluster_app: SparkApp | None = None  # its application on the standalone Master, if found there
 
     @property
     def running(self) -> bool | None:
-        """Process state if streamctl launched it, else the REST API's answer, else unknown."""
+        """Process state if streamctl launched it, else the REST API's answer, else the cluster's
+        (an application the Master still lists as active), else unknown."""
         if self.process is not None:
             return self.process == "running"
         if self.rest is not None:
             return self.rest == "up"
+        if self.cluster_app is not None:
+            return self.cluster_app.active
         return None
 
     @property

@@ -43,7 +43,9 @@ class DashboardSource(Protocol):
 
     def flume_agents(self) -> list: ...
 
-    def spark_jobs(self) -> list: ...
+    def spark_cluster(self): ...  # the standalone Master's SparkCluster, None when none is configured
+
+    def spark_jobs(self, cluster=None) -> list: ...
 
     def connect_cluster(self): ...  # a ConnectCluster, None when not configured
 
@@ -203,9 +205,14 @@ class Dashboard:
         url = str(settings.admin_url) if settings.admin_url else None
         return probe_ensemble(settings.hosts, settings.timeout, url)
 
-    def spark_jobs(self) -> list:
-        """JobViews (checkpoint, lag vs log end, liveness, rates) of the context's jobs and
-        those launched here, read concurrently (as `streamctl jobs status` lists them)."""
+    def spark_cluster(self):
+        from streamctl.spark import jobs as spark_jobs
+
+        return spark_jobs.read_cluster(self.ctx)
+
+    def spark_jobs(self, cluster=None) -> list:
+        """JobViews (checkpoint, lag vs log end, liveness, rates, the app on `cluster`) of the
+        context's jobs and those launched here, read concurrently (as `jobs status` lists them)."""
         from concurrent.futures import ThreadPoolExecutor
 
         from streamctl.spark import jobs as spark_jobs
@@ -214,7 +221,7 @@ class Dashboard:
         if not items:
             return []
         with ThreadPoolExecutor(max_workers=min(8, len(items)), thread_name_prefix="spark-job") as pool:
-            return list(pool.map(lambda item: spark_jobs.observe(item, self.ctx), items))
+            return list(pool.map(lambda item: spark_jobs.observe(item, self.ctx, cluster=cluster), items))
 
     # ---- Flume ------------------------------------------------------------------------------
 

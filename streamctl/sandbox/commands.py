@@ -47,8 +47,11 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 @click.option("--kafka-only", is_flag=True, help="Start ZooKeeper and Kafka only (no demo agent or job).")
 @click.option("--secure", is_flag=True,
               help="SASL/SCRAM on Kafka, SASL DIGEST-MD5 and ACLs on ZooKeeper (implies --kafka-only).")
+@click.option("--distributed", is_flag=True,
+              help="Run the demo job on a Spark standalone Master and Worker (spark://) instead of local[2].")
 @click.pass_obj
-def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool) -> None:
+def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool,
+               distributed: bool) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
     from streamctl.console import progress_status
 
@@ -58,7 +61,8 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
         click.echo(ADDONS_SKIPPED, err=True)
     with progress_status("starting the sandbox") as report:
         sb = _sandbox(session, report)
-        state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure)
+        state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure,
+                               distributed=distributed)
         if started:
             report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
         else:
@@ -94,7 +98,8 @@ def _mode_line(state) -> str:
     from streamctl.sandbox.secure import SUMMARY
 
     security = f"secure ({SUMMARY})" if state.secure else "plaintext (no authentication)"
-    return f"mode: {state.mode}, {state.brokers} broker(s), {security}"
+    spark = ", Spark standalone cluster" if state.distributed else ""
+    return f"mode: {state.mode}, {state.brokers} broker(s), {security}{spark}"
 
 
 @sandbox.command("down")

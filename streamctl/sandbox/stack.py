@@ -92,25 +92,29 @@ class Sandbox:
     # ---- up ----------------------------------------------------------------------
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
-           addon_roles: tuple[str, ...] | None = None) -> tuple[SandboxState, bool]:
+           addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
         with self.lock:
-            return self._up(brokers, kraft, with_addons, secure, addon_roles)
+            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed)
 
     def _up(self, brokers: int, kraft: bool, with_addons: bool, secure: bool = False,
-            addon_roles: tuple[str, ...] | None = None) -> tuple[SandboxState, bool]:
+            addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
         secure=True (SASL, ZooKeeper mode only) starts only the add-ons that log in (Connect);
-        addon_roles limits the add-ons to those roles (e.g. ("connect",)).
+        addon_roles limits the add-ons to those roles (e.g. ("connect",)); distributed=True runs
+        the Spark job on a standalone Master and Worker instead of local[2].
         """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
         if secure and kraft:
             raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
+        if secure and distributed:
+            raise UsageError("--distributed runs the demo job, which the --secure sandbox does not start")
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
-        if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure):
+        if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure
+                                  or state.distributed != distributed):
             raise UsageError(
                 f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
@@ -125,7 +129,7 @@ class Sandbox:
         self.fetch(kraft, bool(wanted))
         if state is None:
             state = self._plan(brokers, kraft)
-            state.secure = secure
+            state.secure, state.distributed = secure, distributed
             self._write_configs(state)
             if kraft:
                 self._format_storage(state, java)
@@ -415,7 +419,8 @@ class Sandbox:
 
 
 def _shape(state: SandboxState) -> str:
-    return f"secure {state.mode}" if state.secure else state.mode
+    return f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
+        else state.mode
 
 
 def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:

@@ -1,4 +1,5 @@
-"""Spark: each context job's checkpoint, lag, liveness and rates, then the health rules."""
+"""Spark: the standalone cluster (when configured), each context job's checkpoint, lag, liveness
+and rates, then the health rules."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from streamctl.model.health import NotEvaluated
 
 
 def configured(ctx) -> bool:
-    return bool(ctx.spark.jobs)
+    return bool(ctx.spark.jobs or ctx.spark.masters)
 
 
 def collect(ctx, deadline_at: float, **_options):
@@ -19,8 +20,10 @@ def collect(ctx, deadline_at: float, **_options):
     items = spark_jobs.entries(ctx, context_only=True)
     if time.monotonic() >= deadline_at - 0.5:
         raise NotEvaluated("no time left before the deadline")
+    cluster = spark_jobs.read_cluster(ctx, deadline_at)
     with ThreadPoolExecutor(max_workers=min(8, max(1, len(items))), thread_name_prefix="spark-job") as pool:
-        views = list(pool.map(lambda item: spark_jobs.observe(item, ctx, deadline_at=deadline_at), items))
+        views = list(pool.map(lambda item: spark_jobs.observe(item, ctx, deadline_at=deadline_at,
+                                                              cluster=cluster), items))
     if time.monotonic() > deadline_at:
         raise NotEvaluated("the Spark jobs were not read within the deadline")
-    return spark_health(views, ctx.thresholds)
+    return spark_health(views, ctx.thresholds, cluster)

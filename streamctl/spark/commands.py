@@ -16,7 +16,7 @@ from streamctl.ops.preview import EXECUTE, finish, show
 
 @click.group()
 def jobs() -> None:
-    """Spark jobs: list, status, checkpoint (operations: start, stop)."""
+    """Spark jobs: list, status, checkpoint, cluster (operations: start, stop)."""
 
 
 def _context(session: Session, optional: bool = False):
@@ -68,10 +68,28 @@ def jobs_status(session: Session, name: str | None, output: str) -> None:
     items = [spark_jobs.entry(ctx, name)] if name else spark_jobs.entries(ctx)
     if not items:
         raise UsageError("no Spark jobs: none in the context, none launched here")
-    views = [spark_jobs.view_dict(spark_jobs.observe(item, ctx)) for item in items]
+    cluster = spark_jobs.read_cluster(ctx)
+    views = [spark_jobs.view_dict(spark_jobs.observe(item, ctx, cluster=cluster)) for item in items]
     from streamctl.spark.render import status_table
 
     emit(output, views if name is None else views[0], lambda data: status_table(data if name is None else [data]))
+
+
+@jobs.command("cluster")
+@OUTPUT
+@click.pass_obj
+def jobs_cluster(session: Session, output: str) -> None:
+    """The standalone cluster: its Master, workers (cores, memory) and applications."""
+    from streamctl.spark import jobs as spark_jobs
+
+    cluster = spark_jobs.read_cluster(session.context())
+    if cluster is None:
+        raise UsageError("no Spark Master in this context: set spark.masters (the Master's web UI URLs)")
+    from streamctl.spark.render import cluster_view
+
+    emit(output, spark_jobs.cluster_dict(cluster), cluster_view)
+    if cluster.error is not None:
+        raise StreamctlError(f"no Spark Master answered: {cluster.error}")
 
 
 @jobs.command("checkpoint")

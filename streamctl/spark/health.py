@@ -8,6 +8,7 @@
     lag (log end - last committed batch's offsets) over job_lag_records_*     WARN / CRIT
     processing rate below the input rate in each of the last
       FALLING_BEHIND_BATCHES batches with input, over FALLING_BEHIND_SECONDS  WARN
+and, when the context names a standalone Master, the cluster's rules (cluster_health.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from streamctl.model.spark import JobView
+from streamctl.model.spark_cluster import SparkCluster
+from streamctl.spark.cluster_health import cluster_health
 from streamctl.model.health import Finding, Metric, Severity
 
 OK, WARN, CRIT = Severity.OK, Severity.WARN, Severity.CRIT
@@ -26,18 +29,24 @@ def _level(value: float, warn: float, crit: float) -> Severity:
     return CRIT if value > crit else WARN if value > warn else OK
 
 
-def spark_health(views: list[JobView], thresholds) -> tuple[list[Finding], list[Metric]]:
+def spark_health(views: list[JobView], thresholds,
+                 cluster: SparkCluster | None = None) -> tuple[list[Finding], list[Metric]]:
     findings: list[Finding] = []
     metrics: list[Metric] = []
     for view in views:
         job_findings, job_metrics = job_health(view, thresholds)
         findings += job_findings
         metrics += job_metrics
+    if cluster is not None:
+        cluster_findings, cluster_metrics = cluster_health(cluster, views)
+        findings += cluster_findings
+        metrics += cluster_metrics
     metrics.append(Metric("spark_jobs", len(views), "Spark jobs watched", min=0))
     metrics.append(Metric("spark_jobs_down", sum(v.running is False for v in views),
                           "Spark jobs not running", crit=0, min=0))
     if not any(f.severity is not OK for f in findings):
-        findings.append(Finding(OK, "spark", "jobs", "SPARK_OK", f"{len(views)} job(s) healthy"))
+        on = f" on {len(cluster.alive_workers)} live worker(s)" if cluster is not None else ""
+        findings.append(Finding(OK, "spark", "jobs", "SPARK_OK", f"{len(views)} job(s) healthy{on}"))
     return findings, metrics
 
 

@@ -13,7 +13,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from streamctl.backends import spark_master
 from streamctl.backends.spark import observe_job
+from streamctl.backends.spark_master import MasterUnreachable, app_ui_url
+from streamctl.model.spark_cluster import SparkCluster
 from streamctl.model.spark import JobView
 from streamctl.errors import UsageError
 from streamctl.jobs import launcher
@@ -74,20 +77,46 @@ def entry(ctx, name: str, root: Path | None = None) -> JobEntry:
 
 
 def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | None = None,
-            ask_rest: bool = True) -> JobView:
-    """One job's view: checkpoint, lag against the context's Kafka, liveness, progress."""
+            ask_rest: bool = True, cluster: SparkCluster | None = None) -> JobView:
+    """One job's view: checkpoint, lag against the context's Kafka, liveness, progress; on a
+    standalone cluster also its application there, whose page gives the driver's UI address."""
     run = launcher.refresh_driver_info(item.run, root) if item.run and item.run.alive else item.run
     process = (run.pid, run.create_time, run.alive) if run else None
     timeout = ctx.kafka.timeout if ctx is not None else 10.0
     if deadline_at is not None:
         timeout = max(0.5, min(timeout, deadline_at - time.monotonic() - 0.5))
+    app = cluster.app_named(app_name(item, ctx)) if cluster is not None and cluster.error is None else None
+    ui_url = item.ui_url
+    if app is not None and app.active and ui_url is None:
+        try:
+            ui_url = app_ui_url(cluster.master_ui, app.id, min(timeout, ctx.spark.timeout))
+        except MasterUnreachable:
+            pass
+    app_id = run.app_id if run and run.alive else None
     return observe_job(
         item.name, item.checkpoint_dir,
         kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
-        ui_url=item.ui_url, progress_file=item.progress_file, process=process,
-        app_id=run.app_id if run and run.alive else None, master=run.master if run else None,
-        rest_timeout=timeout, ask_rest=ask_rest,
+        ui_url=ui_url, progress_file=item.progress_file, process=process,
+        app_id=app_id or (app.id if app is not None and app.active else None),
+        master=run.master if run else (cluster.url if app is not None else None),
+        rest_timeout=timeout, ask_rest=ask_rest, cluster_app=app,
     )
+
+
+def app_name(item: JobEntry, ctx) -> str:
+    """The job's application name on a cluster: the context's `app_name`, else the job's name."""
+    job = ctx.spark.jobs.get(item.name) if ctx is not None else None
+    return (job.app_name if job is not None else None) or item.name
+
+
+def read_cluster(ctx, deadline_at: float | None = None) -> SparkCluster | None:
+    """The context's standalone cluster (None when no Master is configured)."""
+    if ctx is None or not ctx.spark.masters:
+        return None
+    timeout = ctx.spark.timeout
+    if deadline_at is not None:
+        timeout = max(0.5, min(timeout, deadline_at - time.monotonic() - 0.5))
+    return spark_master.read_cluster([str(url) for url in ctx.spark.masters], timeout)
 
 
 # ---- plain dicts for -o json --------------------------------------------------------------------
@@ -152,4 +181,24 @@ def view_dict(view: JobView) -> dict:
             "processed_rows_per_second": last.processed_rows_per_second,
             "batch_duration_ms": last.batch_duration_ms, "watermark": last.watermark},
         "last_event": view.progress.last_event if view.progress else None,
+        "cluster_app": None if view.cluster_app is None else app_dict(view.cluster_app),
+    }
+
+
+def app_dict(app) -> dict:
+    return {"id": app.id, "name": app.name, "state": app.state, "active": app.active, "cores": app.cores,
+            "memory_per_executor_mb": app.memory_per_executor_mb, "user": app.user,
+            "started": _ms_iso(app.started_ms), "duration_ms": app.duration_ms}
+
+
+def cluster_dict(cluster: SparkCluster) -> dict:
+    used, cores = cluster.cores
+    memory_used, memory = cluster.memory_mb
+    return {
+        "master_ui": cluster.master_ui, "url": cluster.url, "status": cluster.status, "error": cluster.error,
+        "cores_used": used, "cores": cores, "memory_used_mb": memory_used, "memory_mb": memory,
+        "workers": [{"id": w.id, "host": w.host, "state": w.state, "cores": w.cores, "cores_used": w.cores_used,
+                     "memory_mb": w.memory_mb, "memory_used_mb": w.memory_used_mb, "ui_url": w.ui_url,
+                     "last_heartbeat": _ms_iso(w.last_heartbeat_ms)} for w in cluster.workers],
+        "apps": [app_dict(a) for a in cluster.apps],
     }

@@ -63,3 +63,19 @@ def checkpoint_view(cp: dict) -> None:
                            frozenset({"partition", "committed", "planned"}))
     for problem in cp["problems"]:
         out.print(f"[yellow]problem: {problem}[/yellow]")
+
+
+def cluster_view(cluster: dict) -> None:
+    if cluster["error"]:
+        return  # the command's error line says it
+    out.print(f"[bold]{cluster['url']}[/bold] · {cluster['status']} · cores {cluster['cores_used']}/"
+              f"{cluster['cores']} · memory {cluster['memory_used_mb']}/{cluster['memory_mb']} MiB "
+              f"· Master UI {cluster['master_ui']}")
+    simple_table("workers", ["worker", "host", "state", "cores used", "cores", "MiB used", "MiB", "last heartbeat"],
+                 [[w["id"], w["host"], w["state"], w["cores_used"], w["cores"], w["memory_used_mb"],
+                   w["memory_mb"], w["last_heartbeat"]] for w in cluster["workers"]],
+                 frozenset({"cores used", "cores", "MiB used", "MiB"}))
+    simple_table("applications", ["app id", "name", "state", "cores", "MiB/executor", "user", "started"],
+                 [[a["id"], a["name"], a["state"] + ("" if a["active"] else " (ended)"), a["cores"],
+                   a["memory_per_executor_mb"], a["user"], a["started"]] for a in cluster["apps"]],
+                 frozenset({"cores", "MiB/executor"}))

@@ -58,6 +58,9 @@ class RecordedSource:
     def streams_apps(self) -> list:
         return find_apps(self.snapshot, self.thresholds.allowed_lag)
 
+    def spark_cluster(self):
+        return None  # no standalone Master in the recorded context
+
     def pipeline_map(self):
         """The demo's map from readings captured on it (tests/fixtures/pipeline), whatever `fixture`."""
         from streamctl.pipeline.derive import derive

@@ -39,7 +39,7 @@ def recorded_jobs() -> list:
 
 @dataclass
 class RecordedJobsSource(RecordedSource):
-    def spark_jobs(self) -> list:
+    def spark_jobs(self, cluster=None) -> list:
         return recorded_jobs()
 
 

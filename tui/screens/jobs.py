@@ -1,4 +1,5 @@
-"""Spark jobs: state, last committed batch, commit age, rates, lag and when it drains per job; for the
+"""Spark jobs: the standalone cluster's Master, workers and applications (when configured);
+state, last committed batch, commit age, rates, lag and when it drains per job; for the
 highlighted job, its checkpoint's offsets against Kafka's log end per partition and any
 checkpoint problems. `g` / `x` start / stop the highlighted job (plan first, then confirm)."""
 
@@ -72,12 +73,34 @@ def _position(view):
             view.running is False)
 
 
+def cluster_line(cluster) -> Text:
+    """One line for the standalone cluster: Master, workers, cores, memory, applications."""
+    if cluster.error is not None:
+        return Text(f"Spark Master {cluster.master_ui}: {cluster.error}", style="bold red")
+    used, cores = cluster.cores
+    memory_used, memory = cluster.memory_mb
+    dead = len(cluster.dead_workers)
+    line = Text.assemble(("cluster ", "bold"), str(cluster.url), " · ",
+                         (str(cluster.status), "green" if cluster.status == "ALIVE" else "yellow"),
+                         f" · workers {len(cluster.alive_workers)} live",
+                         (f" {dead} dead" if dead else "", "bold yellow"),
+                         f" · cores {used}/{cores} · memory {memory_used}/{memory} MiB")
+    if not cluster.alive_workers:
+        line.append(" · no live worker", style="bold red")
+    for app in (a for a in cluster.apps if a.active):
+        line.append(f" · {app.name} ")
+        line.append(app.state, style="yellow" if app.waiting else "green")
+    return line
+
+
 def _detail(view) -> JobDetail:
     cp = view.checkpoint
     state = _state(view)
     summary = Text.assemble((view.name, "bold"), " · ", (state, STATE_STYLE[state]))
     pid = view.pid if view.running else None  # a stopped driver's pid means nothing any more
-    for label, value in (("pid", pid), ("app", view.app_id), ("master", view.master), ("ui", view.ui_url)):
+    app_state = view.cluster_app.state if view.cluster_app is not None else None
+    for label, value in (("pid", pid), ("app", view.app_id), ("on cluster", app_state), ("master", view.master),
+                         ("ui", view.ui_url)):
         if value is not None:
             summary.append(f" · {label} {value}")
     summary.append(f"\ncheckpoint {view.checkpoint_dir}")
@@ -107,6 +130,9 @@ class JobsScreen(DataScreen):
         self.drains: DrainEstimator | None = None  # made on the first refresh, with the context's thresholds
 
     def compose_body(self) -> ComposeResult:
+        cluster = Static(id="spark-cluster")
+        cluster.display = False  # until a Master is configured and read
+        yield cluster
         yield FilterTable(COLUMNS, id="jobs")
         yield Static(id="job-summary")
         offsets = LiteralTable(id="job-offsets", cursor_type="row", zebra_stripes=True)
@@ -119,11 +145,16 @@ class JobsScreen(DataScreen):
         super().on_mount()
 
     def fetch(self):
-        views = self.source.spark_jobs()
-        return [(_row(v), _position(v)) for v in views], {v.name: _detail(v) for v in views}
+        cluster = self.source.spark_cluster()
+        views = self.source.spark_jobs(cluster)
+        return [(_row(v), _position(v)) for v in views], {v.name: _detail(v) for v in views}, cluster
 
     def show(self, data) -> None:
-        measured, self.details = data
+        measured, self.details, cluster = data
+        line = self.query_one("#spark-cluster", Static)
+        line.display = cluster is not None
+        if cluster is not None:
+            line.update(cluster_line(cluster))
         if self.drains is None:
             self.drains = DrainEstimator(self.source.thresholds)
         rows = []
