@@ -31,6 +31,19 @@ FLUME = maven.register(maven.ArtifactSet(
     ),
 ))
 
+# The HDFS sink, with Hadoop's shaded client (its own dependencies relocated: no clash with
+# Flume's); HADOOP_CLIENT_VERSION is the client pyspark 4.2.0 ships.
+HADOOP_CLIENT_VERSION = "3.5.0"
+FLUME_HDFS = maven.register(maven.ArtifactSet(
+    "flume-hdfs",
+    f"Apache Flume {FLUME_VERSION} HDFS sink with the Hadoop {HADOOP_CLIENT_VERSION} client",
+    (
+        f"org.apache.flume.flume-ng-sinks:flume-hdfs-sink:{FLUME_VERSION}",
+        f"org.apache.hadoop:hadoop-client-api:{HADOOP_CLIENT_VERSION}",
+        f"org.apache.hadoop:hadoop-client-runtime:{HADOOP_CLIENT_VERSION}",
+    ),
+))
+
 MAIN_CLASS = "org.apache.flume.node.Application"
 
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
@@ -64,12 +77,16 @@ def render(template: str, values: dict[str, str]) -> str:
 
 
 def argv(agent: str, config_file: Path, monitoring_port: int, log4j_file: Path,
-         jars_root: Path | None = None, heap: str = HEAP) -> list[str]:
-    """`java ... org.apache.flume.node.Application -n NAME -f FILE` with HTTP monitoring on."""
+         jars_root: Path | None = None, heap: str = HEAP, hdfs: bool = False) -> list[str]:
+    """`java ... org.apache.flume.node.Application -n NAME -f FILE` with HTTP monitoring on
+    (hdfs=True: the HDFS sink's jars on the classpath too)."""
+    classpath = maven.classpath(FLUME, jars_root)
+    if hdfs:
+        classpath = f"{maven.classpath(FLUME_HDFS, jars_root)}:{classpath}"
     return [
         "java", "-Xms32m", f"-Xmx{heap}", *JVM_FLAGS,
         f"-Dlog4j2.configurationFile={log4j_file}",
         "-Dflume.monitoring.type=http", f"-Dflume.monitoring.port={monitoring_port}",
-        "-cp", maven.classpath(FLUME, jars_root), MAIN_CLASS,
+        "-cp", classpath, MAIN_CLASS,
         "-n", agent, "-f", str(config_file),
     ]

@@ -34,10 +34,12 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     access_log.parent.mkdir(parents=True, exist_ok=True)
     access_log.touch()
     config_file = conf / f"flume-{AGENT}.properties"
-    config_file.write_text(launcher.render(launcher.shipped_definition(AGENT), {
+    hdfs = state.extras.get("hdfs")  # the --distributed sandbox: fan out to an HDFS sink too
+    config_file.write_text(launcher.render(launcher.shipped_definition(f"{AGENT}-hdfs" if hdfs else AGENT), {
         "ACCESS_LOG": access_log,
         "STATE_DIR": sandbox.root / "data" / AGENT_SERVICE,
         "BOOTSTRAP_SERVERS": state.bootstrap_servers,
+        **({"HDFS_URL": hdfs["url"]} if hdfs else {}),
     }))
     log4j = conf / "flume-log4j2.properties"
     log4j.write_text(launcher.LOG4J2)
@@ -50,7 +52,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     logs = sandbox.root / "logs"
     return [
         Service(AGENT_SERVICE, ROLE, port,
-                launcher.argv(AGENT, config_file, port, log4j, jars_root=sandbox.jars_root),
+                launcher.argv(AGENT, config_file, port, log4j, jars_root=sandbox.jars_root, hdfs=bool(hdfs)),
                 str(logs / f"{AGENT_SERVICE}.log")),
         Service(LOADGEN_SERVICE, ROLE, 0,
                 [sys.executable, "-m", "streamctl.agents.loadgen", "--file", str(access_log),
@@ -88,4 +90,5 @@ def access_log(state: SandboxState) -> Path:
     return Path(sandbox_agents(state)[AGENT]["access_log"])
 
 
-ADDON = Addon(role=ROLE, artifact_sets=(launcher.FLUME,), plan=plan, ready=ready, context=context)
+ADDON = Addon(role=ROLE, artifact_sets=(launcher.FLUME, launcher.FLUME_HDFS), plan=plan, ready=ready,
+              context=context)

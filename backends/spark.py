@@ -19,9 +19,9 @@ import json
 import os
 import time
 from collections import deque
-from pathlib import Path
 
 from streamctl.model.spark import is_id, BatchOffsets, CheckpointStatus, PartitionJobLag, ProgressSample, ProgressTail, JobView
+from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, StoreUnreachable
 from streamctl.errors import StreamctlError
 
 KNOWN_VERSIONS = ("v1", "v2")
@@ -29,171 +29,193 @@ PROGRESS_TAIL_BYTES = 256 * 1024
 LISTING_CAP = 1000  # names listed per folder before probing takes over
 
 
-class CheckpointError(StreamctlError):
-    """The checkpoint directory cannot be read at all."""
-
-
 # ---- checkpoint ---------------------------------------------------------------------------
 
-def read_checkpoint(directory: str | os.PathLike) -> CheckpointStatus:
-    """The checkpoint's state; CheckpointError only when the directory itself is unusable."""
-    root = Path(directory)
-    if not root.is_dir():
-        raise CheckpointError(f"{root}: no such checkpoint directory")
+def read_checkpoint(directory: str | os.PathLike, store=None) -> CheckpointStatus:
+    """The checkpoint's state; CheckpointError only when the directory itself is unusable.
+
+    `store` is where it lives (checkpoint_store.store_for); a local folder by default.
+    StoreUnreachable when the file system holding it does not answer.
+    """
+    if store is None:
+        store, root = LocalStore(), str(directory)
+    else:
+        root = str(directory)
+    cp = _Reader(store, root.rstrip("/") or "/")
+    if not store.is_dir(cp.root):
+        what = "a file, not a checkpoint directory" if store.exists(cp.root) else "no such checkpoint directory"
+        raise CheckpointError(f"{directory}: {what}")
     problems: list[str] = []
-    query_id = _query_id(root / "metadata", problems)
-    planned_id = _latest_id(root / "offsets", problems)
-    committed_id = _latest_id(root / "commits", problems)
-    planned = _read_offsets(root / "offsets", planned_id, problems) if planned_id is not None else None
+    query_id = cp.query_id(problems)
+    planned_id = cp.latest_id("offsets", problems)
+    committed_id = cp.latest_id("commits", problems)
+    planned = cp.read_offsets(planned_id, problems) if planned_id is not None else None
     committed = None
     if committed_id is not None:
         if committed_id > (planned_id if planned_id is not None else -1):  # one problem, not two
             problems.append(f"commits/{committed_id} has no offsets/{committed_id}")
         else:
-            committed = planned if committed_id == planned_id else \
-                _read_offsets(root / "offsets", committed_id, problems)
-    last_commit_at, next_watermark = _read_commit(root / "commits", committed_id, problems)
+            committed = planned if committed_id == planned_id else cp.read_offsets(committed_id, problems)
+    last_commit_at, next_watermark = cp.read_commit(committed_id, problems)
     return CheckpointStatus(
-        path=str(root), query_id=query_id, latest_planned=planned_id, latest_committed=committed_id,
+        path=str(directory), query_id=query_id, latest_planned=planned_id, latest_committed=committed_id,
         planned=planned, committed=committed, last_commit_at=last_commit_at,
-        next_watermark_ms=next_watermark, initial_sources=_initial_sources(root / "sources", problems),
+        next_watermark_ms=next_watermark, initial_sources=cp.initial_sources(problems),
         problems=tuple(problems),
     )
 
 
-def _latest_id(folder: Path, problems: list[str]) -> int | None:
-    """max(N) over the numeric file names (".N.crc", ".N.<uuid>.tmp" are not batches).
+class _Reader:
+    """The checkpoint's files, asked of its store (local folder or WebHDFS)."""
 
-    A folder is listed whole up to LISTING_CAP names (Spark's default retention keeps ~100
-    batches, 200 names with their .crc files). Past that, listing stops and the highest id is
-    found by probing upward from the highest id listed: Spark writes batch ids one after the
-    other and purges only the oldest, so the ids above any existing one are consecutive.
-    """
-    ids: list[int] = []
-    try:
-        with os.scandir(folder) as entries:
-            for count, entry in enumerate(entries, 1):
-                if is_id(entry.name):
-                    ids.append(int(entry.name))
+    def __init__(self, store, root: str):
+        self.store = store
+        self.root = root
+
+    def _path(self, *parts: str) -> str:
+        return "/".join((self.root, *parts))
+
+    def latest_id(self, name: str, problems: list[str]) -> int | None:
+        """max(N) over the numeric file names (".N.crc", ".N.<uuid>.tmp" are not batches).
+
+        A folder is listed whole up to LISTING_CAP names (Spark's default retention keeps ~100
+        batches, 200 names with their .crc files). Past that, listing stops and the highest id is
+        found by probing upward from the highest id listed: Spark writes batch ids one after the
+        other and purges only the oldest, so the ids above any existing one are consecutive.
+        """
+        ids: list[int] = []
+        try:
+            for count, entry in enumerate(self.store.names(self._path(name)), 1):
+                if is_id(entry):
+                    ids.append(int(entry))
                 if count >= LISTING_CAP and ids:
-                    return _probe_up(folder, max(ids))
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        problems.append(f"{folder.name}/: cannot list ({exc.strerror})")
-        return None
-    return max(ids, default=None)
+                    return self._probe_up(name, max(ids))
+        except FileNotFoundError:
+            return None
+        except StoreUnreachable:
+            raise
+        except OSError as exc:
+            problems.append(f"{name}/: cannot list ({exc.strerror})")
+            return None
+        return max(ids, default=None)
 
+    def _probe_up(self, name: str, known: int) -> int:
+        """The highest id N >= known such that known..N all exist (galloping, then bisection)."""
+        exists = lambda batch: self.store.exists(self._path(name, str(batch)))
+        low, step = known, 1
+        while exists(low + step):
+            low, step = low + step, step * 2
+        high = low + step  # missing
+        while high - low > 1:
+            middle = (low + high) // 2
+            if exists(middle):
+                low = middle
+            else:
+                high = middle
+        return low
 
-def _probe_up(folder: Path, known: int) -> int:
-    """The highest id N >= known such that known..N all exist (galloping, then bisection)."""
-    low, step = known, 1
-    while (folder / str(low + step)).exists():
-        low, step = low + step, step * 2
-    high = low + step  # missing
-    while high - low > 1:
-        middle = (low + high) // 2
-        if (folder / str(middle)).exists():
-            low = middle
-        else:
-            high = middle
-    return low
-
-
-def _query_id(path: Path, problems: list[str]) -> str | None:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        problems.append("metadata: missing (no query id)")
-        return None
-    except OSError as exc:
-        problems.append(f"metadata: unreadable ({exc.strerror})")
-        return None
-    try:
-        value = json.loads(text.strip().splitlines()[0]).get("id")
-    except (ValueError, IndexError, AttributeError, RecursionError):
-        problems.append("metadata: not the JSON {\"id\": ...} Spark writes")
-        return None
-    return str(value) if value is not None else None
-
-
-def _lines(path: Path, name: str, problems: list[str]) -> tuple[str, list[str]] | None:
-    """(version header, the lines after it) of a log file; None (and a problem) if unusable."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        problems.append(f"{name}: unreadable ({exc.strerror})")
-        return None
-    lines = raw.lstrip(b"\x00").decode("utf-8", errors="replace").split("\n")
-    header = lines[0].strip()
-    if header not in KNOWN_VERSIONS:
-        shown = header[:20] + ("..." if len(header) > 20 else "")
-        problems.append(f"{name}: unknown header {shown!r} (expected v1 or v2)")
-        return None
-    return header, [line for line in lines[1:] if line.strip()]
-
-
-def _read_offsets(folder: Path, batch_id: int, problems: list[str]) -> BatchOffsets | None:
-    name = f"offsets/{batch_id}"
-    read = _lines(folder / str(batch_id), name, problems)
-    if read is None:
-        return None
-    version, lines = read
-    if len(lines) < 2:
-        problems.append(f"{name}: truncated ({len(lines)} line(s) after the header; "
-                        "expected metadata and one line per source)")
-        return None
-    try:
-        meta = json.loads(lines[0])
-        sources = tuple(None if line.strip() == "-" else json.loads(line) for line in lines[1:])
-    except (ValueError, RecursionError):
-        problems.append(f"{name}: truncated or corrupt JSON")
-        return None
-    if not isinstance(meta, dict):
-        problems.append(f"{name}: metadata line is not a JSON object")
-        return None
-    return BatchOffsets(batch_id, version, _int(meta.get("batchWatermarkMs")), _int(meta.get("batchTimestampMs")), sources)
-
-
-def _read_commit(folder: Path, batch_id: int | None, problems: list[str]) -> tuple[float | None, int | None]:
-    if batch_id is None:
-        return None, None
-    path = folder / str(batch_id)
-    try:
-        mtime = path.stat().st_mtime
-    except OSError as exc:
-        problems.append(f"commits/{batch_id}: unreadable ({exc.strerror})")
-        return None, None
-    read = _lines(path, f"commits/{batch_id}", problems)
-    lines = read[1] if read else []
-    watermark = None
-    if lines:
+    def query_id(self, problems: list[str]) -> str | None:
         try:
-            watermark = _int(json.loads(lines[0]).get("nextBatchWatermarkMs"))
-        except (ValueError, AttributeError, RecursionError):
-            problems.append(f"commits/{batch_id}: corrupt JSON")
-    return mtime, watermark
-
-
-def _initial_sources(folder: Path, problems: list[str]) -> tuple[object, ...]:
-    """sources/<i>/0 of each source i (NUL-prefixed, then v1 and the initial offsets)."""
-    found: list[object] = []
-    try:
-        indexes = sorted(int(e.name) for e in os.scandir(folder) if is_id(e.name))
-    except OSError:
-        return ()
-    for index in indexes:
-        name = f"sources/{index}/0"
-        path = folder / str(index) / "0"
-        read = _lines(path, name, problems) if path.exists() else None
-        if not read or not read[1]:
-            continue
-        lines = read[1]
+            text = self.store.read_bytes(self._path("metadata")).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            problems.append("metadata: missing (no query id)")
+            return None
+        except StoreUnreachable:
+            raise
+        except OSError as exc:
+            problems.append(f"metadata: unreadable ({exc.strerror})")
+            return None
         try:
-            found.append(json.loads(lines[0]))
+            value = json.loads(text.strip().splitlines()[0]).get("id")
+        except (ValueError, IndexError, AttributeError, RecursionError):
+            problems.append("metadata: not the JSON {\"id\": ...} Spark writes")
+            return None
+        return str(value) if value is not None else None
+
+    def _lines(self, path: str, name: str, problems: list[str],
+               missing_ok: bool = False) -> tuple[str, list[str]] | None:
+        """(version header, the lines after it) of a log file; None (and a problem) if unusable."""
+        try:
+            raw = self.store.read_bytes(path)
+        except StoreUnreachable:
+            raise
+        except FileNotFoundError as exc:
+            if not missing_ok:
+                problems.append(f"{name}: unreadable ({exc.strerror or 'missing'})")
+            return None
+        except OSError as exc:
+            problems.append(f"{name}: unreadable ({exc.strerror})")
+            return None
+        lines = raw.lstrip(b"\x00").decode("utf-8", errors="replace").split("\n")
+        header = lines[0].strip()
+        if header not in KNOWN_VERSIONS:
+            shown = header[:20] + ("..." if len(header) > 20 else "")
+            problems.append(f"{name}: unknown header {shown!r} (expected v1 or v2)")
+            return None
+        return header, [line for line in lines[1:] if line.strip()]
+
+    def read_offsets(self, batch_id: int, problems: list[str]) -> BatchOffsets | None:
+        name = f"offsets/{batch_id}"
+        read = self._lines(self._path("offsets", str(batch_id)), name, problems)
+        if read is None:
+            return None
+        version, lines = read
+        if len(lines) < 2:
+            problems.append(f"{name}: truncated ({len(lines)} line(s) after the header; "
+                            "expected metadata and one line per source)")
+            return None
+        try:
+            meta = json.loads(lines[0])
+            sources = tuple(None if line.strip() == "-" else json.loads(line) for line in lines[1:])
         except (ValueError, RecursionError):
-            problems.append(f"{name}: corrupt JSON")
-    return tuple(found)
+            problems.append(f"{name}: truncated or corrupt JSON")
+            return None
+        if not isinstance(meta, dict):
+            problems.append(f"{name}: metadata line is not a JSON object")
+            return None
+        return BatchOffsets(batch_id, version, _int(meta.get("batchWatermarkMs")),
+                            _int(meta.get("batchTimestampMs")), sources)
+
+    def read_commit(self, batch_id: int | None, problems: list[str]) -> tuple[float | None, int | None]:
+        if batch_id is None:
+            return None, None
+        path = self._path("commits", str(batch_id))
+        try:
+            mtime = self.store.mtime(path)
+        except StoreUnreachable:
+            raise
+        except OSError as exc:
+            problems.append(f"commits/{batch_id}: unreadable ({exc.strerror})")
+            return None, None
+        read = self._lines(path, f"commits/{batch_id}", problems)
+        lines = read[1] if read else []
+        watermark = None
+        if lines:
+            try:
+                watermark = _int(json.loads(lines[0]).get("nextBatchWatermarkMs"))
+            except (ValueError, AttributeError, RecursionError):
+                problems.append(f"commits/{batch_id}: corrupt JSON")
+        return mtime, watermark
+
+    def initial_sources(self, problems: list[str]) -> tuple[object, ...]:
+        """sources/<i>/0 of each source i (NUL-prefixed, then v1 and the initial offsets)."""
+        found: list[object] = []
+        try:
+            indexes = sorted(int(name) for name in self.store.names(self._path("sources")) if is_id(name))
+        except StoreUnreachable:
+            raise
+        except OSError:
+            return ()
+        for index in indexes:
+            name = f"sources/{index}/0"
+            read = self._lines(self._path("sources", str(index), "0"), name, problems, missing_ok=True)
+            if not read or not read[1]:
+                continue
+            try:
+                found.append(json.loads(read[1][0]))
+            except (ValueError, RecursionError):
+                problems.append(f"{name}: corrupt JSON")
+        return tuple(found)
 
 
 def _int(value) -> int | None:
@@ -328,16 +350,20 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
                 kafka_timeout: float = 10.0, ui_url: str | None = None, progress_file: str | None = None,
                 process: tuple[int, float, bool] | None = None, app_id: str | None = None,
                 master: str | None = None, rest_timeout: float = 3.0,
-                ask_rest: bool = True, cluster_app=None) -> JobView:
+                ask_rest: bool = True, cluster_app=None, store=None) -> JobView:
     """Read the checkpoint, Kafka's log ends, the REST API and the progress tail of one job.
 
     `process` is (pid, create_time, alive) for a job streamctl launched; `cluster_app` its
-    application as the standalone Master lists it. Each failing part
+    application as the standalone Master lists it; `store` where the checkpoint lives (local by
+    default). Each failing part
     becomes an error field of the view, never an exception.
     """
     checkpoint = checkpoint_error = None
+    checkpoint_unknown = False
     try:
-        checkpoint = read_checkpoint(checkpoint_dir)
+        checkpoint = read_checkpoint(store.path(str(checkpoint_dir)) if store else checkpoint_dir, store)
+    except StoreUnreachable as exc:
+        checkpoint_error, checkpoint_unknown = str(exc), True
     except CheckpointError as exc:
         checkpoint_error = str(exc)
     lags = lag_error = log_ends = None
@@ -368,4 +394,5 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
         process=None if process is None else ("running" if process[2] else "stopped"),
         pid=process[0] if process else None, master=master, ui_url=ui_url, rest=rest,
         rest_error=rest_error, app_id=app_id, progress=progress, cluster_app=cluster_app,
+        checkpoint_unknown=checkpoint_unknown,
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import psutil
 
+from streamctl.backends.checkpoint_store import is_remote
 from streamctl.jvm import maven, processes as procs
 from streamctl import paths
 from streamctl.atomic import write_atomic
@@ -196,11 +197,16 @@ def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,
         raise UsageError(f"no shipped job {name!r} (shipped: {', '.join(SHIPPED)})")
     script, defaults = SHIPPED[name]
     folder = (root or runs_dir()) / name
-    checkpoint = Path(checkpoint_dir or folder / "checkpoint").expanduser().absolute()
+    if is_remote(str(checkpoint_dir or "")):  # on HDFS: the progress file stays on the driver's host
+        checkpoint = str(checkpoint_dir)
+        progress = Path(progress_file or folder / "progress.jsonl")
+    else:
+        checkpoint = str(Path(checkpoint_dir or folder / "checkpoint").expanduser().absolute())
+        progress = Path(progress_file or Path(checkpoint).parent / "progress.jsonl")
     return JobSpec(
         name=name, script=str(Path(__file__).with_name(script)), master=master,
-        bootstrap_servers=bootstrap_servers, checkpoint_dir=str(checkpoint),
-        progress_file=str(Path(progress_file or checkpoint.parent / "progress.jsonl").expanduser().absolute()),
+        bootstrap_servers=bootstrap_servers, checkpoint_dir=checkpoint,
+        progress_file=str(progress.expanduser().absolute()),
         ui_port=ui_port or procs.free_ports(1)[0], log=str(log or folder / "driver.log"),
         job_args=[*defaults, *extra_args], jars=connector_jars(jars_root), sandbox=sandbox, conf=dict(conf or {}),
     )
@@ -250,7 +256,9 @@ def exec_run(spec_file: Path) -> None:
     me = psutil.Process()
     save_run(RunRecord(spec.name, me.pid, me.create_time(), time.time(), spec.master, spec.log,
                        offset, argv, ui_url=spec.ui_url if spec.local else None), root)
-    Path(spec.checkpoint_dir).parent.mkdir(parents=True, exist_ok=True)
+    if not is_remote(spec.checkpoint_dir):
+        Path(spec.checkpoint_dir).parent.mkdir(parents=True, exist_ok=True)
+    Path(spec.progress_file).parent.mkdir(parents=True, exist_ok=True)
     os.execve(argv[0], argv, {**os.environ, **env})
 
 

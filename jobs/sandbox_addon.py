@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
-from streamctl.jobs import cluster_addon, launcher
+from streamctl.jobs import cluster_addon, hdfs_addon, launcher
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.state import SandboxState, Service
@@ -38,7 +38,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     log = sandbox.root / "logs" / f"{SERVICE}.log"
     master = cluster_addon.master_url(state)
     spec = launcher.new_spec(
-        JOB, state.bootstrap_servers, checkpoint_dir=data / "checkpoint",
+        JOB, state.bootstrap_servers, checkpoint_dir=hdfs_addon.checkpoint_url(state, JOB) or data / "checkpoint",
         progress_file=data / "progress.jsonl", log=log, ui_port=procs.free_ports(1)[0],
         jars_root=sandbox.jars_root, root=runs_root(sandbox),
         sandbox={"root": str(sandbox.root), "service": SERVICE},
@@ -67,7 +67,9 @@ def context(state: SandboxState) -> dict:
     # Master, as it is for a job whose driver runs on another host.
     keys = ("checkpoint_dir", "progress_file") if cluster_addon.master_url(state) else \
         ("checkpoint_dir", "ui_url", "progress_file")
-    return {"jobs": {JOB: {**{k: job[k] for k in keys}, "outputs": [OUTPUT]}}}
+    hdfs = state.extras.get("hdfs")
+    on_hdfs = {"webhdfs_url": hdfs["webhdfs_url"], "hdfs_user": hdfs["user"]} if hdfs else {}
+    return {"jobs": {JOB: {**{k: job[k] for k in keys}, **on_hdfs, "outputs": [OUTPUT]}}}
 
 
 ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,

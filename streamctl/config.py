@@ -117,8 +117,22 @@ def _expand_path(value: Any) -> Any:
     return Path(value).expanduser() if isinstance(value, str) else value
 
 
+def _checkpoint_location(value: Any) -> Any:
+    """A local path (~ expanded) or an hdfs:// / webhdfs:// URL, kept as written."""
+    if not isinstance(value, (str, Path)):
+        return value
+    text = str(value)
+    scheme = text.split("://", 1)[0] if "://" in text else ""
+    if scheme in ("hdfs", "webhdfs"):
+        return text
+    if scheme not in ("", "file"):
+        raise ValueError(f"{scheme}:// checkpoints are not supported (a local path, hdfs:// or webhdfs://)")
+    return str(Path(text.removeprefix("file://")).expanduser())
+
+
 HttpUrl = Annotated[str, AfterValidator(_check_http_url)]
 UserPath = Annotated[Path, BeforeValidator(_expand_path)]
+CheckpointLocation = Annotated[str, BeforeValidator(_checkpoint_location)]
 
 
 class Thresholds(_Model):
@@ -354,8 +368,12 @@ class FlumeSettings(_Model):
 class SparkJob(_Model):
     """One Spark Structured Streaming job."""
 
-    checkpoint_dir: UserPath
-    """The query's checkpoint location (local path)."""
+    checkpoint_dir: CheckpointLocation
+    """The query's checkpoint location: a local path, hdfs://namenode:8020/path or webhdfs://namenode:9870/path."""
+    webhdfs_url: HttpUrl | None = None
+    """The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// checkpoint."""
+    hdfs_user: str | None = None
+    """The user WebHDFS requests run as (simple auth); the server's default when unset."""
     ui_url: HttpUrl | None = None
     """The driver's Spark UI URL."""
     progress_file: UserPath | None = None

@@ -34,7 +34,7 @@ class ArtifactSet:
 
     name: str
     title: str
-    coordinates: tuple[str, ...]  # groupId:artifactId:version
+    coordinates: tuple[str, ...]  # groupId:artifactId:version[:classifier]
 
 
 ARTIFACT_SETS: dict[str, ArtifactSet] = {}
@@ -126,10 +126,11 @@ def fetch(
 def _pom(artifact_set: ArtifactSet) -> str:
     deps = []
     for coordinate in artifact_set.coordinates:
-        group, artifact, version = (escape(part) for part in coordinate.split(":"))
+        group, artifact, version, *classifier = (escape(part) for part in coordinate.split(":"))
         deps.append(
             f"    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
-            f"<version>{version}</version></dependency>"
+            f"<version>{version}</version>"
+            + "".join(f"<classifier>{c}</classifier>" for c in classifier) + "</dependency>"
         )
     return (
         '<project xmlns="http://maven.apache.org/POM/4.0.0">\n'

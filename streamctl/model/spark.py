@@ -91,6 +91,7 @@ class JobView:
     observed_at: float
     checkpoint: CheckpointStatus | None = None
     checkpoint_error: str | None = None
+    checkpoint_unknown: bool = False  # its file system (HDFS) did not answer: nothing known of it
     lags: tuple[PartitionJobLag, ...] | None = None  # None: Kafka not read
     lag_error: str | None = None
     process: str | None = None  # "running" | "stopped" | None (not launched by streamctl here)

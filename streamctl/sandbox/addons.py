@@ -32,7 +32,7 @@ class Addon:
     secure: bool = False  # also runs against the SASL (--secure) sandbox
 
 
-ADDON_MODULES = ("streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",
+ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",
                  "streamctl.jobs.streams_addon", "streamctl.connect.sandbox_addon")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
@@ -93,14 +92,26 @@ def jobs_cluster(session: Session, output: str) -> None:
 
 
 @jobs.command("checkpoint")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("location")
+@click.option("--webhdfs", "webhdfs_url", metavar="URL",
+              help="The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// LOCATION.")
+@click.option("--user", "hdfs_user", metavar="NAME", help="The HDFS user WebHDFS requests run as.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds per WebHDFS request.")
 @OUTPUT
-def jobs_checkpoint(directory: Path, output: str) -> None:
-    """Read any Structured Streaming checkpoint: batches, in-flight batch, offsets, watermark."""
+def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | None, timeout: float,
+                    output: str) -> None:
+    """Read any Structured Streaming checkpoint: batches, in-flight batch, offsets, watermark.
+
+    LOCATION is a local folder, hdfs://namenode:8020/path (with --webhdfs) or
+    webhdfs://namenode:9870/path.
+    """
     from streamctl.spark import jobs as spark_jobs
+    from streamctl.backends.checkpoint_store import store_for
     from streamctl.backends.spark import read_checkpoint
 
-    data = spark_jobs.checkpoint_dict(read_checkpoint(directory))
+    store, path = store_for(location, webhdfs_url, hdfs_user, timeout)
+    data = spark_jobs.checkpoint_dict(read_checkpoint(path, store))
     from streamctl.spark.render import checkpoint_view
 
     emit(output, data, checkpoint_view)

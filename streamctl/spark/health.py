@@ -2,6 +2,7 @@
 
     job not running (process exited, or its UI/REST API does not answer)     CRIT
     checkpoint directory unreadable                                           CRIT
+    checkpoint's file system (HDFS) does not answer                           UNKNOWN
     checkpoint files damaged (corrupt/truncated offsets, commit, metadata)    WARN
     last commit older than job_commit_age_warn/crit_seconds, while records
       wait (lag > 0 or unknown): an idle input commits nothing and is fine    WARN / CRIT
@@ -60,13 +61,17 @@ def job_health(view: JobView, thresholds) -> tuple[list[Finding], list[Metric]]:
         metrics.append(Metric("spark_job_up", int(view.running), "1 when the job runs", labels=labels,
                               min=0, max=1, perfdata=False))
     if view.running is False:
+        app = view.cluster_app
         why = f"pid {view.pid} exited" if view.process is not None else \
-            f"its UI does not answer ({view.rest_error})"
+            f"its UI does not answer ({view.rest_error})" if view.rest is not None else \
+            f"its application {app.id} ended ({app.state})"
         findings.append(Finding(CRIT, "spark", obj, "SPARK_JOB_DOWN", f"job {name} is not running: {why}"))
 
     if view.checkpoint is None:
-        findings.append(Finding(CRIT, "spark", obj, "SPARK_CHECKPOINT_UNREADABLE",
-                                f"job {name}: checkpoint unreadable: {view.checkpoint_error}"))
+        code, severity, what = ("SPARK_CHECKPOINT_UNKNOWN", Severity.UNKNOWN, "not read") \
+            if view.checkpoint_unknown else ("SPARK_CHECKPOINT_UNREADABLE", CRIT, "unreadable")
+        findings.append(Finding(severity, "spark", obj, code,
+                                f"job {name}: checkpoint {what}: {view.checkpoint_error}"))
         return findings, metrics
     cp = view.checkpoint
     if cp.problems:

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamctl.backends import spark_master
+from streamctl.backends.checkpoint_store import UnusableStore, is_remote, store_for
 from streamctl.backends.spark import observe_job
 from streamctl.backends.spark_master import MasterUnreachable, app_ui_url
 from streamctl.model.spark_cluster import SparkCluster
 from streamctl.model.spark import JobView
-from streamctl.errors import UsageError
+from streamctl.errors import StreamctlError, UsageError
 from streamctl.jobs import launcher
 
 
@@ -93,14 +94,28 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         except MasterUnreachable:
             pass
     app_id = run.app_id if run and run.alive else None
+    store = checkpoint_store(ctx, item.name, item.checkpoint_dir, timeout)
     return observe_job(
-        item.name, item.checkpoint_dir,
+        item.name, item.checkpoint_dir, store=store,
         kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
         ui_url=ui_url, progress_file=item.progress_file, process=process,
         app_id=app_id or (app.id if app is not None and app.active else None),
         master=run.master if run else (cluster.url if app is not None else None),
         rest_timeout=timeout, ask_rest=ask_rest, cluster_app=app,
     )
+
+
+def checkpoint_store(ctx, name: str, location: str, timeout: float):
+    """The WebHDFS store of job `name`'s HDFS checkpoint (address and user from the context);
+    None for a local one."""
+    if not is_remote(location):
+        return None
+    job = ctx.spark.jobs.get(name) if ctx is not None else None
+    try:
+        return store_for(location, str(job.webhdfs_url) if job and job.webhdfs_url else None,
+                         job.hdfs_user if job else None, timeout)[0]
+    except StreamctlError as exc:  # no WebHDFS address, fsspec not installed: the job's own error
+        return UnusableStore(str(exc))
 
 
 def app_name(item: JobEntry, ctx) -> str:

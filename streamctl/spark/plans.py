@@ -36,8 +36,10 @@ class JobPlan(Plan):
 
 def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
     """What starting `name` would change; warnings when it already runs (here or elsewhere)."""
+    from streamctl.backends.checkpoint_store import StoreUnreachable
     from streamctl.backends.spark import CheckpointError, read_checkpoint
     from streamctl.jobs import launcher
+    from streamctl.spark import jobs as spark_jobs
 
     spec = _spec_for(ctx, name, master)
     record = launcher.load_run(name)
@@ -52,9 +54,12 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
         plan.changes.append(Change(f"job {name}", "state", "stopped" if record else "never started", "running"))
         if master and master != spec.master:
             plan.changes.append(Change(f"job {name}", "master", spec.master, master))
+        store = spark_jobs.checkpoint_store(ctx, name, spec.checkpoint_dir, ctx.spark.timeout)
         try:
-            cp = read_checkpoint(spec.checkpoint_dir)
+            cp = read_checkpoint(store.path(spec.checkpoint_dir) if store else spec.checkpoint_dir, store)
             plan.warnings.append(f"resumes from the checkpoint: last committed batch {cp.latest_committed}")
+        except StoreUnreachable as exc:
+            plan.warnings.append(f"the checkpoint was not read: {exc}")
         except CheckpointError:
             args = spec.job_args
             first = args[args.index("--starting-offsets") + 1] if "--starting-offsets" in args[:-1] else "latest"

@@ -62,7 +62,7 @@ CASES = [
                [], latest_planned=0, latest_committed=0),
     Case("no such directory", ("jobs", "checkpoint", "{ws}/nope"), "{ws}/nope: no such checkpoint directory", code=1),
     Case("a file, not a directory", ("jobs", "checkpoint", "{ws}/cp"),
-         "Invalid value for 'DIRECTORY': Directory '{ws}/cp' is a file.", files={"cp": "v1\n"}),
+         "{ws}/cp: a file, not a checkpoint directory", files={"cp": "v1\n"}, code=1),
 ]
 
 PROGRESS_CONFIG = """\

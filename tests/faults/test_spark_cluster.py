@@ -1,22 +1,30 @@
-"""The demo job on a real Spark standalone cluster (`sandbox up --distributed`): what `jobs`,
-`check` and the dashboard show, the Worker killed under the running job, and the driver gone.
+"""The demo job on a real Spark standalone cluster checkpointing to a real HDFS (`sandbox up
+--distributed`): what `jobs`, `check` and the dashboard show, the checkpoint read over WebHDFS
+in a bounded number of requests, the Worker killed under the running job, the NameNode stopped,
+and the driver gone.
 
-The distributed stack is its own sandbox (ZooKeeper, one broker, the Master, the Worker, the
-job's driver and its executor), started for this module only and stopped at its end.
+The distributed stack is its own sandbox (ZooKeeper, one broker, NameNode, DataNode, the Master,
+the Worker, the job's driver and its executor), started for this module only, stopped at its end.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import time
+from pathlib import Path
 
 import pytest
 
+from streamctl.backends.checkpoint_store import WebHdfsStore
+from streamctl.backends.spark import read_checkpoint
 from streamctl.jobs.cluster_addon import ROLE
+from streamctl.jobs.hdfs_addon import ROLE as HDFS
 from streamctl.jobs.sandbox_addon import JOB, runs_root
 from streamctl.jobs import launcher
 from streamctl.sandbox.stack import Sandbox
 from tests.conftest import RunningSandbox
-from tests.integration.spark_helpers import produce_lines, window_lines
+from tests.integration.spark_helpers import access_line, produce_lines, window_lines
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +34,8 @@ def distributed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("distributed")
     xdg_state = tmp / "state"
     sb = Sandbox(root=xdg_state / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
-    state, _ = sb.up(brokers=1, addon_roles=(ROLE, "spark"), distributed=True)
+    state, _ = sb.up(brokers=1, addon_roles=(HDFS, "flume", ROLE, "spark"), distributed=True)
+    sb.stop_service("loadgen")  # the tests write the lines they count
     try:
         yield RunningSandbox(sb, state, xdg_state)
     finally:
@@ -45,10 +54,11 @@ def spark_findings(stack) -> tuple[int, set[str]]:
 
 
 def processed(stack, lines: int):
-    """The job's status once its committed batches have read `lines` more than at the start."""
+    """The job's status once its committed batches have read `lines` records in all, and reported."""
     data = cli_json(stack, "jobs", "status", JOB, "-o", "json")
     offsets = ((data["checkpoint"] or {}).get("committed") or {}).get("kafka_offsets", {}).get("weblogs", {})
-    return data if sum(offsets.values()) >= lines and data["lag"] == 0 else None
+    # The progress listener reports a batch just after its commit: wait for both.
+    return data if sum(offsets.values()) >= lines and data["lag"] == 0 and data["rates"] else None
 
 
 def test_the_job_runs_on_the_cluster_and_its_ui_is_resolved_from_the_master(distributed, tmp_path):
@@ -66,8 +76,6 @@ def test_the_job_runs_on_the_cluster_and_its_ui_is_resolved_from_the_master(dist
     data = distributed.wait_until(lambda: processed(distributed, 120), timeout=120, what="120 lines processed")
     assert data["state"] == "running" and data["master"] == cluster["url"]
     assert data["app_id"] == app["id"] and data["cluster_app"]["state"] == "RUNNING"
-    # The sandbox context names no UI address for this job: the Master's application page gave it.
-    assert data["rates"] is not None
 
     # From a host that did not launch the driver (no run record: another state dir), with a
     # context that names no UI address: the Master's application page gives it.
@@ -84,6 +92,40 @@ def test_the_job_runs_on_the_cluster_and_its_ui_is_resolved_from_the_master(dist
 
     code, problems = spark_findings(distributed)
     assert (code, problems) == (0, set())
+
+
+def webhdfs(stack) -> WebHdfsStore:
+    return WebHdfsStore(stack.state.extras["hdfs"]["webhdfs_url"], stack.state.extras["hdfs"]["user"])
+
+
+def test_the_checkpoint_lives_on_hdfs_and_reads_in_a_bounded_number_of_requests(distributed, tmp_path):
+    data = distributed.wait_until(lambda: processed(distributed, 1), timeout=120, what="a batch committed")
+    assert data["checkpoint_dir"].startswith("hdfs://127.0.0.1:") and data["checkpoint_error"] is None
+    store = webhdfs(distributed)
+    path = store.path(data["checkpoint_dir"])
+    live = read_checkpoint(path, store)
+    assert live.latest_committed == data["checkpoint"]["latest_committed"] and not live.problems
+    assert store.fs.ls(path + "/commits")  # really on HDFS, not a local folder of that name
+
+    # A short history and a long one left with gaps at the start, as Spark's cleanup
+    # (minBatchesToRetain) leaves it: both read in the same few requests.
+    fixture = Path(__file__).parent.parent / "fixtures" / "spark" / "checkpoint-weblog-stats"
+    long = tmp_path / "long"
+    shutil.copytree(fixture, long)
+    for folder in ("offsets", "commits"):
+        for item in list((long / folder).iterdir()):
+            if item.name.isdigit():
+                item.rename(item.with_name(str(int(item.name) + 9_967)))  # batches 9967..9999
+            else:
+                item.unlink()  # .N.crc: the reader never opens them
+    calls = {}
+    for name, local in (("short", fixture), ("long", long)):
+        store.fs.put(str(local), f"/scaling/{name}", recursive=True)
+        reader = webhdfs(distributed)
+        status = read_checkpoint(f"/scaling/{name}", reader)
+        calls[name] = reader.calls
+        assert status.latest_committed == (32 if name == "short" else 9_999) and not status.problems
+    assert calls["short"] == calls["long"] <= 12, calls
 
 
 async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(distributed):
@@ -116,6 +158,30 @@ async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(di
     distributed.wait_until(lambda: spark_findings(distributed)[0] == 0, timeout=60, what="check OK again")
 
 
+def test_a_stopped_namenode_is_unknown_naming_hdfs_then_the_job_resumes_from_its_checkpoint(distributed):
+    before = distributed.wait_until(lambda: processed(distributed, 0), timeout=120, what="the job caught up")
+    read = sum(before["checkpoint"]["committed"]["kafka_offsets"]["weblogs"].values())
+    distributed.sandbox.stop_service("hdfs-namenode")
+    try:
+        result = distributed.cli("check", "--format", "json", "--timeout", "10")
+        report = json.loads(result.stdout)
+        unknown = [f for f in report["findings"] if f["code"] == "SPARK_CHECKPOINT_UNKNOWN"]
+        assert len(unknown) == 1 and "HDFS (WebHDFS at 127.0.0.1:" in unknown[0]["text"], report["findings"]
+        assert unknown[0]["severity"] == "UNKNOWN" and result.returncode != 0
+        assert "kafka" not in report.get("unevaluated", {})  # the other components still read
+        status = distributed.cli("jobs", "status", JOB, "-o", "json")
+        assert status.returncode == 0 and "does not answer" in json.loads(status.stdout)["checkpoint_error"]
+        # New records make the job write a batch to HDFS: its query fails, and check says so.
+        produce_lines(distributed.bootstrap_servers, "weblogs", window_lines(1_795_000_200, 30, seed=13).lines)
+        distributed.wait_until(lambda: "SPARK_JOB_DOWN" in spark_findings(distributed)[1], timeout=180,
+                               what="the job's own failure")
+    finally:
+        distributed.sandbox.start_service("hdfs-namenode")
+    distributed.sandbox.start_service(f"spark-{JOB}")
+    distributed.wait_until(lambda: processed(distributed, read + 30), timeout=180, what="the job caught up")
+    distributed.wait_until(lambda: spark_findings(distributed)[0] == 0, timeout=60, what="check OK again")
+
+
 def test_a_stopped_driver_is_gone_from_the_cluster_and_crit(distributed):
     result = distributed.cli("jobs", "stop", JOB, "--execute")
     assert result.returncode == 0, result.stderr
@@ -126,3 +192,27 @@ def test_a_stopped_driver_is_gone_from_the_cluster_and_crit(distributed):
     cluster = cli_json(distributed, "jobs", "cluster", "-o", "json")
     assert not any(a["active"] for a in cluster["apps"])
     assert [a["state"] for a in cluster["apps"] if a["name"] == JOB][-1] == "FINISHED"
+
+
+def test_the_flume_agent_fans_out_to_its_hdfs_sink(distributed):
+    from streamctl.agents.sandbox_addon import AGENT, access_log, sandbox_agents
+    from streamctl.backends.flume import fetch
+
+    metrics_url = sandbox_agents(distributed.sandbox.state())[AGENT]["metrics_url"]
+    drained = lambda: int(fetch(metrics_url, timeout=5)["SINK.hdfs"]["EventDrainSuccessCount"])
+    before = drained()
+    marker = f"flume-hdfs-{time.time_ns()}"
+    lines = [access_line(1_795_000_300 + i, "198.51.100.9", "GET", f"/{marker}/{i}", 200, 512) for i in range(50)]
+    with open(access_log(distributed.sandbox.state()), "a") as log:
+        log.write("".join(f"{line}\n" for line in lines))
+    distributed.wait_until(lambda: drained() >= before + 50, timeout=60, what="the HDFS sink's drain count rising")
+    status = cli_json(distributed, "agents", "status", AGENT, "-o", "json")
+    assert "hdfs" in json.dumps(status) and "kafka" in json.dumps(status)
+
+    store = webhdfs(distributed)
+    # Files roll every 30 s; the lines are then in a closed file under /flume/weblogs/<day>/.
+    def archived() -> int:
+        files = [f for f in store.fs.find("/flume/weblogs") if not f.endswith(".tmp")]
+        return sum(store.fs.cat_file(f).decode().count(marker) for f in files)
+    distributed.wait_until(lambda: archived() >= 50, timeout=120,
+                           what="the lines in a rolled HDFS file")

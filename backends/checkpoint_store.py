@@ -1,0 +1,171 @@
+"""Where a checkpoint lives: a local folder, or HDFS through WebHDFS (fsspec's filesystem).
+
+The checkpoint reader asks a store for five things only: is it a folder, the names in a folder,
+does a file exist, its bytes, its modification time. Paths are strings joined with "/".
+
+    /data/cp, ~/cp, file:///data/cp      local
+    webhdfs://namenode:9870/cp           WebHDFS at that HTTP address
+    hdfs://namenode:8020/cp              WebHDFS at the address the job's context names
+                                         (`webhdfs_url`; HDFS's RPC port does not speak HTTP)
+
+A store that does not answer raises StoreUnreachable (the job's reading is then UNKNOWN, not a
+broken checkpoint); a missing file raises FileNotFoundError as a local one does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator
+from urllib.parse import urlsplit
+
+from streamctl.errors import StreamctlError, UsageError
+
+REMOTE_SCHEMES = ("hdfs", "webhdfs")
+
+
+class CheckpointError(StreamctlError):
+    """The checkpoint directory cannot be read at all."""
+
+
+class StoreUnreachable(StreamctlError):
+    """The file system holding the checkpoint did not answer."""
+
+
+class UnusableStore:
+    """A location that names no usable store (e.g. hdfs:// without a WebHDFS address)."""
+
+    label = "unusable"
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def path(self, location: str) -> str:
+        return location
+
+    def is_dir(self, path: str) -> bool:
+        raise CheckpointError(self.reason)
+
+
+def is_remote(location: str) -> bool:
+    return urlsplit(str(location)).scheme in REMOTE_SCHEMES
+
+
+class LocalStore:
+    label = "local"
+
+    def path(self, location: str) -> str:
+        return urlsplit(location).path if str(location).startswith("file://") else str(location)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def names(self, folder: str) -> Iterator[str]:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                yield entry.name
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def read_bytes(self, path: str) -> bytes:
+        with open(path, "rb") as f:
+            return f.read()
+
+    def mtime(self, path: str) -> float:
+        return os.stat(path).st_mtime
+
+
+class WebHdfsStore:
+    """HDFS over WebHDFS: one HTTP call per question (an OPEN follows one redirect to a DataNode)."""
+
+    def __init__(self, http_url: str, user: str | None = None, timeout: float = 5.0):
+        try:
+            import fsspec
+        except ImportError:
+            raise StreamctlError("reading checkpoints on HDFS needs fsspec and requests: "
+                                 "pip install 'streamctl[hdfs]'") from None
+
+        parts = urlsplit(http_url)
+        if not parts.hostname:
+            raise UsageError(f"{http_url}: not a WebHDFS address (http://namenode:9870)")
+        self.label = f"HDFS (WebHDFS at {parts.hostname}:{parts.port or 9870})"
+        try:
+            self.fs = fsspec.filesystem("webhdfs", host=parts.hostname, port=parts.port or 9870,
+                                        user=user, use_https=parts.scheme in ("https", "swebhdfs"),
+                                        skip_instance_cache=True)
+        except Exception as exc:  # fsspec's constructor asks nothing of the server; be safe anyway
+            raise StoreUnreachable(f"{self.label}: {exc}") from None
+        adapter = _timeout_adapter(timeout)
+        self.fs.session.mount("http://", adapter)
+        self.fs.session.mount("https://", adapter)
+        self.calls = 0  # HTTP calls asked of the NameNode (tests count them)
+
+    def path(self, location: str) -> str:
+        return urlsplit(location).path or "/"
+
+    def _ask(self, call, *args, **kwargs):
+        import requests
+
+        self.calls += 1
+        try:
+            return call(*args, **kwargs)
+        except FileNotFoundError:
+            raise
+        except requests.RequestException as exc:
+            raise StoreUnreachable(f"{self.label} does not answer: {type(exc).__name__}") from None
+        except PermissionError as exc:
+            raise PermissionError(13, f"{self.label}: {exc}") from None
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return self._ask(self.fs.info, path)["type"] == "directory"
+        except FileNotFoundError:
+            return False
+
+    def names(self, folder: str) -> Iterator[str]:
+        for entry in self._ask(self.fs.ls, folder, detail=True):
+            yield entry["name"].rstrip("/").rsplit("/", 1)[-1]
+
+    def exists(self, path: str) -> bool:
+        try:
+            self._ask(self.fs.info, path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def read_bytes(self, path: str) -> bytes:
+        return self._ask(self.fs.cat_file, path)
+
+    def mtime(self, path: str) -> float:
+        return self._ask(self.fs.info, path)["modificationTime"] / 1000.0
+
+
+def store_for(location: str, webhdfs_url: str | None = None, user: str | None = None,
+              timeout: float = 5.0):
+    """(store, path inside it) for a checkpoint location."""
+    parts = urlsplit(str(location))
+    if parts.scheme == "webhdfs":
+        store = WebHdfsStore(f"http://{parts.netloc}", user, timeout)
+    elif parts.scheme == "hdfs":
+        if not webhdfs_url:
+            raise UsageError(f"{location}: an hdfs:// checkpoint needs the NameNode's WebHDFS address "
+                             "(--webhdfs http://namenode:9870, or webhdfs_url in the job's context)")
+        store = WebHdfsStore(webhdfs_url, user, timeout)
+    elif parts.scheme in ("", "file"):
+        store = LocalStore()
+    else:
+        raise UsageError(f"{location}: {parts.scheme}:// checkpoints are not supported "
+                         "(a local path, hdfs:// or webhdfs://)")
+    return store, store.path(str(location))
+
+
+def _timeout_adapter(timeout: float):
+    """An adapter giving every request of a session this timeout (fsspec's WebHDFS sets none)."""
+    import requests.adapters
+
+    class TimeoutAdapter(requests.adapters.HTTPAdapter):
+        def send(self, request, **kwargs):
+            kwargs["timeout"] = kwargs.get("timeout") or timeout
+            return super().send(request, **kwargs)
+
+    return TimeoutAdapter()
