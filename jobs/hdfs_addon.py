@@ -116,4 +116,4 @@ def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
     return beans.get("NumLiveDataNodes", 0) >= 1 and beans.get("Safemode") == ""
 
 
-ADDON = Addon(role=ROLE, artifact_sets=(HADOOP,), plan=plan, ready=ready)
+ADDON = Addon(role=ROLE, artifact_sets=(HADOOP,), plan=plan, ready=ready, distributed_only=True)

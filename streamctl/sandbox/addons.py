@@ -30,6 +30,7 @@ class Addon:
     # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
     context: Callable[["SandboxState"], dict] = lambda st: {}
     secure: bool = False  # also runs against the SASL (--secure) sandbox
+    distributed_only: bool = False  # runs on the --distributed sandbox only (HDFS, the Spark cluster)
 
 
 ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",

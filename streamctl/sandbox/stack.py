@@ -78,10 +78,11 @@ class Sandbox:
 
     # ---- fetch -------------------------------------------------------------------
 
-    def fetch(self, kraft: bool = False, with_addons: bool = True) -> None:
+    def fetch(self, kraft: bool = False, with_addons: bool = True, only=None) -> None:
+        """Resolve Kafka's jars and the add-ons' (`only` those add-ons when given)."""
         sets = self._artifact_sets(kraft)
         if with_addons:
-            sets += [a for addon in addons() for a in addon.artifact_sets]
+            sets += [a for addon in (addons() if only is None else only) for a in addon.artifact_sets]
         for artifact_set in sets:
             maven.fetch(artifact_set, self.jars_root, self.report)
 
@@ -120,13 +121,14 @@ class Sandbox:
                 "run `streamctl sandbox down --wipe` before asking for another shape"
             )
         wanted = [a for a in addons() if with_addons and (a.secure or not secure)
-                  and (addon_roles is None or a.role in addon_roles)]
+                  and (addon_roles is None or a.role in addon_roles)
+                  and (distributed or not a.distributed_only)]
         missing_roles = [a for a in wanted if not state or not state.by_role(a.role)]
         if state is not None and not missing_roles and all(s.alive for s in state.services):
             self.write_context(state)
             return state, False
         java = _java()
-        self.fetch(kraft, bool(wanted))
+        self.fetch(kraft, bool(wanted), only=wanted)
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure, state.distributed = secure, distributed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -183,7 +184,7 @@ def _stop_and_restart(sandbox, job):
     assert after.query_id == halted.query_id  # the same query, resumed
     first_new = halted.latest_committed + 1
     assert after.latest_committed >= first_new
-    offsets_text = (job.checkpoint_dir / "offsets" / str(first_new)).read_text().splitlines()
+    offsets_text = (Path(job.checkpoint_dir) / "offsets" / str(first_new)).read_text().splitlines()
     continued = json.loads(offsets_text[2])["weblogs"]
     before = halted.committed_offsets()
     assert all(continued[str(p)] >= o for (_, p), o in before.items())  # offsets continue, never rewind

@@ -104,7 +104,7 @@ def test_full_file_loads_every_section(full: Path) -> None:
     assert zk.auth is not None and zk.auth.credential.get_secret_value() == "user:" + SECRET
     assert zk.admin_url == "http://127.0.0.1:8080/commands" and zk.timeout == 4.0
     assert ctx.flume.agents["weblogs"].metrics_url == "http://127.0.0.1:41414/metrics"
-    assert ctx.spark.jobs["weblog-stats"].checkpoint_dir == Path("/tmp/ckpt")
+    assert ctx.spark.jobs["weblog-stats"].checkpoint_dir == "/tmp/ckpt"
     assert ctx.thresholds.lag_records_crit == 20 and ctx.thresholds.allowed_lag == 2
     assert ctx.thresholds.lag_seconds_warn == 60  # default kept
     assert ctx.include.topics == ["web*"] and ctx.exclude.topics == ["__*"]
@@ -509,7 +509,7 @@ def test_save_context_creates_file_0600(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     config = load_config(path)
     assert config.current_context == "sandbox"
-    assert config.context().spark.jobs["j"].checkpoint_dir == Path("/tmp/ck")
+    assert config.context().spark.jobs["j"].checkpoint_dir == "/tmp/ck"
     assert "current-context: sandbox" in path.read_text()
 
 
