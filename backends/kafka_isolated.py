@@ -6,8 +6,11 @@ confluentinc/librdkafka#4605; the NULL group handle in rd_kafka_cgrp_op under
 rd_kafka_handle_OffsetFetch, #5040). The dashboard keeps its client in a long-lived child
 (kafka_process.py). Short-lived processes, `check` and the CLI commands, use this: each call
 forks (the parent holds no librdkafka client, so the child starts clean), makes its own
-client, runs, and sends back the pickled answer. A child that dies of a signal is replaced
-once by a fresh one; a second crash is a `KafkaClientCrashed` naming the signal. Fork after
+client, runs, and sends back the pickled answer. A child that dies of a signal is replaced by
+a fresh one after a pause that doubles (0.5, 1, 2 s): both crashes strike while a coordinator is
+moving, which takes a broker a second or two to settle, and an immediate retry can meet the same
+move (a CI run saw two SIGSEGVs in a row). A fourth crash is a `KafkaClientCrashed` naming the
+signals. Fork after
 imports costs a few milliseconds; the answer crosses a pipe as a pickle. The child writes
 nothing of its own (no log file: a dry run leaves the state dir as it was); librdkafka's
 assertion text, if any, goes to the command's stderr as it did in process.
@@ -25,7 +28,7 @@ from functools import partial
 from streamctl.backends.kafka_client import KafkaError
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
-ATTEMPTS = 2  # a crash is retried once, in a fresh child
+CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
 
 
 class KafkaClientCrashed(KafkaError):
@@ -69,9 +72,11 @@ def _run_method(factory, method: str, args: tuple, kwargs: dict):
 
 
 def call_in_child(function, patience: float, what: str):
-    """`function()` in a forked child; a crash is retried once; its answer or exception here."""
+    """`function()` in a forked child, a crash retried in a fresh one after a pause; its answer
+    or exception here."""
     crashes = []
-    for _ in range(ATTEMPTS):
+    for pause in (0.0, *CRASH_PAUSES):
+        time.sleep(pause)
         outcome = _fork_and_run(function, patience, what)
         if isinstance(outcome, signal.Signals):
             crashes.append(outcome.name)

@@ -1,10 +1,11 @@
-"""The forked-child guard: a crash in the child (as librdkafka's) is retried once, then named;
-the caller's process never dies of it."""
+"""The forked-child guard: a crash in the child (as librdkafka's) is retried in a fresh child
+after a pause, four in a row are named; the caller's process never dies of it."""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
@@ -12,22 +13,32 @@ from streamctl.backends.kafka_client import KafkaError
 from streamctl.backends.kafka_isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
 
 
-def _crash_first(marker):
-    """Dies of SIGSEGV the first time (as a NULL group handle in librdkafka does), then answers."""
-    if not marker.exists():
-        marker.write_text("crashed once")
+def _crash_first(marker, times: int):
+    """Dies of SIGSEGV the first `times` times (as a NULL group handle in librdkafka does), then
+    answers; each crash leaves its time in the marker file."""
+    crashed = marker.read_text().split() if marker.exists() else []
+    if len(crashed) < times:
+        marker.write_text(" ".join([*crashed, str(time.monotonic())]))
         os.kill(os.getpid(), signal.SIGSEGV)
     return {"answer": 42}
 
 
 def test_a_crash_is_retried_in_a_fresh_child(tmp_path):
     marker = tmp_path / "marker"
-    assert call_in_child(lambda: _crash_first(marker), patience=30, what="offsets") == {"answer": 42}
-    assert marker.read_text() == "crashed once"
+    assert call_in_child(lambda: _crash_first(marker, 1), patience=30, what="offsets") == {"answer": 42}
+    assert len(marker.read_text().split()) == 1
 
 
-def test_two_crashes_are_one_error_naming_the_signals():
-    with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed 2 times \(SIGABRT, SIGABRT"):
+def test_crashes_in_a_row_are_retried_after_growing_pauses(tmp_path):
+    marker = tmp_path / "marker"
+    assert call_in_child(lambda: _crash_first(marker, 3), patience=30, what="offsets") == {"answer": 42}
+    crashed_at = [float(t) for t in marker.read_text().split()]
+    gaps = [later - earlier for earlier, later in zip(crashed_at, crashed_at[1:])]
+    assert len(gaps) == 2 and 0.5 <= gaps[0] < gaps[1], gaps
+
+
+def test_four_crashes_are_one_error_naming_the_signals():
+    with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed 4 times \(SIGABRT, SIGABRT"):
         call_in_child(lambda: os.abort(), patience=30, what="offsets")
 
 
@@ -43,7 +54,6 @@ def test_errors_and_answers_cross_back():
 
 
 def test_a_child_that_hangs_is_killed_after_its_patience():
-    import time
 
     with pytest.raises(KafkaError, match="no answer from the Kafka client in 1 s"):
         call_in_child(lambda: time.sleep(30), patience=1, what="describe")
