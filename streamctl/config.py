@@ -424,6 +424,17 @@ class RecordsSettings(_Model):
     fields and headers named like passwords, secrets and tokens always are."""
 
 
+class PipelineSettings(_Model):
+    """Edges of `streamctl pipeline` that nothing streamctl reads can show."""
+
+    producers: dict[str, list[str]] = Field(default_factory=dict)
+    """Writers streamctl cannot see, by a name of your choice, and the topics they write
+    (e.g. {nginx-shippers: [weblogs]}): drawn by that name instead of an `external` writer."""
+    group_outputs: dict[str, list[str]] = Field(default_factory=dict)
+    """The topics a consumer group's application writes (its offsets name only what it reads),
+    e.g. {billing: [invoices]}."""
+
+
 class Context(_Model):
     """One environment: a Kafka cluster and what runs around it."""
 
@@ -439,6 +450,8 @@ class Context(_Model):
     """Spark Structured Streaming jobs."""
     connect: ConnectSettings | None = None
     """The Kafka Connect cluster."""
+    pipeline: Section[PipelineSettings] = Field(default_factory=PipelineSettings)
+    """Edges of the pipeline map the context adds."""
     records: Section[RecordsSettings] = Field(default_factory=RecordsSettings)
     """Record display (masking)."""
     thresholds: Section[Thresholds] = Field(default_factory=Thresholds)

@@ -14,12 +14,13 @@ STEADY_RATE, STEADY_SHARE = 0.5, 0.1  # records/s, share of the larger rate
 
 # Node kinds, and the dashboard screen each opens on.
 SCREENS = {"flume": "agents", "topic": "topics", "job": "jobs", "connector": "connect",
-           "streams": "streams", "group": "groups", "external": "topics"}
+           "streams": "streams", "group": "groups", "external": "topics", "producer": "topics"}
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    kind: str  # flume, topic, job, connector, streams, group, external (a writer streamctl does not know)
+    kind: str  # flume, topic, job, connector, streams, group, producer (named by the context),
+    # external (a writer streamctl does not know)
     name: str
     state: str | None = None  # its own state where it has one (RUNNING, stopped, up, ...)
 

@@ -56,7 +56,8 @@ def readings(ctx, before: Reading, after: Reading) -> Readings:
     """What the derivation takes from two readings (the outputs the context declares added)."""
     return Readings(before.snapshot, after.snapshot, after.at - before.at, after.flume, after.jobs,
                     {name: job.outputs for name, job in ctx.spark.jobs.items()}, after.connectors,
-                    {name: app.outputs for name, app in ctx.kafka.streams.items()}, before.jobs, after.errors)
+                    {name: app.outputs for name, app in ctx.kafka.streams.items()}, before.jobs, after.errors,
+                    ctx.pipeline.producers, ctx.pipeline.group_outputs)
 
 
 def _guarded(errors: list[str], system: str, read_one, ctx, empty):

@@ -6,12 +6,13 @@ import click
 
 from streamctl.session import Session
 
-FORMATS = ["table", "json", "dot", "mermaid"]
+FORMATS = ["table", "json", "tree", "dot", "mermaid"]
 
 
 @click.command("pipeline")
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="table, JSON, or a graph for docs (Graphviz dot, Mermaid).")
+              help="table, JSON, the flow drawn from its sources (tree), or a graph for docs "
+                   "(Graphviz dot, Mermaid).")
 @click.option("--window", type=click.FloatRange(1.0, 300.0), default=15.0, show_default=True,
               metavar="SECONDS", help="Seconds between the two readings the rates come from.")
 @click.pass_obj
@@ -24,9 +25,12 @@ def pipeline(session: Session, output: str, window: float) -> None:
     from streamctl.pipeline.derive import derive
 
     ctx = session.context()
-    report = (lambda line: click.echo(line, err=True)) if output == "table" else (lambda _: None)
-    data = render.as_dict(derive(read(ctx, window, report), ctx.thresholds))
-    if output == "dot":
+    report = (lambda line: click.echo(line, err=True)) if output in ("table", "tree") else (lambda _: None)
+    pipeline_map = derive(read(ctx, window, report), ctx.thresholds)
+    data = render.as_dict(pipeline_map)
+    if output == "tree":
+        render.tree(pipeline_map)
+    elif output == "dot":
         click.echo(render.dot(data), nl=False)
     elif output == "mermaid":
         click.echo(render.mermaid(data), nl=False)

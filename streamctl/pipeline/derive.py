@@ -1,8 +1,8 @@
 """The pipeline graph derived from what streamctl reads, and each hop's figures.
 
 Writers into topics: Flume agents' Kafka sinks (their definitions), Connect source connectors,
-Spark jobs' and Streams apps' declared outputs, and an "external" writer for a topic nothing
-known writes but whose log end grew. Readers: Streams apps, Connect sink connectors, Spark jobs
+Spark jobs', Streams apps' and consumer groups' declared outputs, producers the context names,
+and an "external" writer for a topic nothing known writes but whose log end grew. Readers: Streams apps, Connect sink connectors, Spark jobs
 (their checkpoints' sources) and the remaining consumer groups.
 
 Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
@@ -49,6 +49,8 @@ class Readings:
     streams_outputs: dict[str, list[str]] = field(default_factory=dict)
     jobs_before: list = field(default_factory=list)  # JobView, `window` earlier
     errors: tuple[str, ...] = ()
+    producers: dict[str, list[str]] = field(default_factory=dict)  # named writers the context adds
+    group_outputs: dict[str, list[str]] = field(default_factory=dict)  # group -> topics it writes
 
 
 def derive(readings: Readings, thresholds) -> PipelineMap:
@@ -101,9 +103,14 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         for (group_id, topic), figures in sorted(committed.items()):
             if group_id == group.id and not topic.startswith("__"):
                 reads(node, topic, *figures)
+        for topic in r.group_outputs.get(group.id, []):
+            writes(node, topic)
     for agent, (topics, state) in sorted(r.flume.items()):
         for topic in topics:
             writes(Node("flume", agent, state), topic)
+    for producer, topics in sorted(r.producers.items()):
+        for topic in topics:
+            writes(Node("producer", producer), topic)
     written = {h.topic for h in hops if h.writer}
     for topic in sorted({h.topic for h in hops if h.reader} - written):
         if (rates_in.get(topic) or 0) > 0:

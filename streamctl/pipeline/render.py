@@ -44,6 +44,17 @@ def table(data: dict) -> None:
         out.print(f"[yellow]unread:[/] {error}", highlight=False)
 
 
+def tree(pipeline: PipelineMap) -> None:
+    """The flow from each source, hops coloured by health (plain text when piped)."""
+    from streamctl.console import out
+    from streamctl.pipeline.flow import rich_tree
+
+    out.print(f"pipeline (rates over {pipeline.window_seconds:.0f} s)", highlight=False)
+    out.print(rich_tree(pipeline), highlight=False)
+    for error in pipeline.errors:
+        out.print(f"[yellow]unread:[/] {error}", highlight=False)
+
+
 def _edge_label(h: dict) -> str:
     if h["direction"] == "in":
         return "" if h["rate_in"] is None else f"{h['rate_in']:.1f}/s"

@@ -37,6 +37,11 @@ def test_the_demo_map_reads_from_flume_to_the_connect_sink(sandbox):
     assert hops[JOB_HOP]["severity"] == "OK" and hops[JOB_HOP]["eta"] != "never", json.dumps(hops[JOB_HOP])
     graph = sandbox.cli("pipeline", "--window", "2", "-o", "mermaid")
     assert graph.returncode == 0 and graph.stdout.startswith("flowchart LR")
+    flow = sandbox.cli("pipeline", "--window", "2", "-o", "tree")
+    assert flow.returncode == 0, flow.stderr
+    lines = flow.stdout.splitlines()
+    assert lines[0] == "pipeline (rates over 2 s)" and lines[1] == "flume weblogs", flow.stdout
+    assert "└── ━▶ weblogs" in lines[2] and any("━▶ job weblog-stats" in line for line in lines[3:]), flow.stdout
 
 
 def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):
@@ -54,6 +59,23 @@ def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):
     job = sandbox.wait_until(lambda: (h := pipeline(sandbox)[JOB_HOP])["eta"] != "never" and h,
                              timeout=120, what="the job draining again")
     assert job["eta_seconds"] is not None and job["rate_out"] > 0
+    # ... and its ETA shrinks (already drained counts: nothing left to shrink).
+    sandbox.wait_until(lambda: (h := pipeline(sandbox)[JOB_HOP])["eta_seconds"] is not None
+                       and (h["eta_seconds"] < job["eta_seconds"] or h["eta_seconds"] == 0),
+                       timeout=120, what=f"the job's ETA shrinking from {job['eta']}")
+
+
+def flow_text(app) -> str:
+    """The Overview's flow, one node a line, drawing order."""
+    from streamctl.tui.widgets.pipeline_flow import PipelineFlow
+
+    def walk(node):
+        for child in node.children:
+            yield child.label.plain.split("  ")[0]
+            yield from walk(child)
+
+    flows = app.screen.query(PipelineFlow)
+    return "\n".join(walk(flows.first().root)) if flows else ""
 
 
 async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkeypatch):
@@ -64,6 +86,10 @@ async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkey
     monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))
     app = StreamctlApp(make_dashboard(str(sandbox.config_path), "sandbox"), refresh_interval=3.0)
     async with app.run_test(size=(140, 40)) as pilot:
+        # The Overview draws the flow from the real systems: the job reads weblogs.
+        await until(pilot, lambda: "━▶ job weblog-stats" in flow_text(app), 60, "the job in the Overview's flow",
+                    lambda: flow_text(app))
+        assert flow_text(app).startswith("flume weblogs\n━▶ weblogs")
         await pilot.press("0")
 
         def job_hop():

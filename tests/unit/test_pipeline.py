@@ -74,6 +74,36 @@ def test_a_topic_nothing_known_writes_gets_an_external_writer():
     assert "external weblogs -> weblogs" in by_name(pipeline)
 
 
+def test_a_producer_the_context_names_replaces_the_external_writer():
+    readings = replace(load("demo"), flume={}, producers={"nginx-shippers": ["weblogs", "no-such-topic"]})
+    hops = by_name(derive(readings, Thresholds()))
+    assert "producer nginx-shippers -> weblogs" in hops and "external weblogs -> weblogs" not in hops
+    assert not any("no-such-topic" in name for name in hops)  # a topic Kafka does not have: no edge
+
+
+def test_a_groups_declared_outputs_continue_the_flow():
+    readings = replace(load("demo"), group_outputs={"weblog-status-watch": ["weblog-stats"]})
+    names = [h["name"] for h in as_dict(derive(readings, Thresholds()))["hops"]]
+    assert "group weblog-status-watch -> weblog-stats" in names
+    # weblog-stats is now fed by the status counts too: one hop further downstream.
+    assert names.index("weblog-status-counts -> weblog-stats via group weblog-status-watch") < \
+        names.index("weblog-stats -> connector weblog-archive")
+
+
+def test_the_context_section_reads_and_rejects_bad_shapes(tmp_path):
+    from streamctl.config import ConfigError, load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("contexts:\n  c:\n    kafka: {bootstrap_servers: 'localhost:9092'}\n"
+                    "    pipeline: {producers: {nginx: [weblogs]}, group_outputs: {billing: [invoices]}}\n")
+    ctx = load_config(path).context("c")
+    assert (ctx.pipeline.producers, ctx.pipeline.group_outputs) == ({"nginx": ["weblogs"]}, {"billing": ["invoices"]})
+    path.write_text("contexts:\n  c:\n    kafka: {bootstrap_servers: 'localhost:9092'}\n"
+                    "    pipeline: {producers: {nginx: weblogs}}\n")
+    with pytest.raises(ConfigError, match=r"pipeline\.producers\.nginx"):
+        load_config(path).context("c")
+
+
 def reader_hop(backlog, rate_in, rate_out, state="STABLE"):
     return Hop(None, Node("group", "g", state), "t", rate_in, rate_out, backlog)
 

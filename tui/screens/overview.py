@@ -1,20 +1,26 @@
-"""Overview: a health card per component and the current findings, worst first. Enter or a
-click on a card opens its component's screen."""
+"""Overview: a health card per component, the pipeline's flow from source to sink (each hop
+coloured by its health) and the current findings, worst first. Enter or a click on a card, or
+Enter on a node of the flow, opens its screen.
+
+The flow is read in a worker of its own after each health reading, so the cards never wait
+for it; a flow that cannot be read says so in its panel, the cards stand."""
 
 from __future__ import annotations
 
 import sys
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.widgets import Tree
 
 from streamctl.check.render import component_states
 from streamctl.model.health import Severity
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard
+from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 
 COMPONENTS = ("kafka", "zookeeper", "flume", "spark", "connect")
 OPTIONAL = {"connect"}  # a card only while the context configures it
@@ -43,12 +49,14 @@ class OverviewScreen(DataScreen):
                 card = HealthCard(component, id=f"card-{component}")
                 card.display = component not in OPTIONAL
                 yield card
+        yield PipelineFlow(id="flow")
         # Worst first: sorted by severity rank, descending (ties keep the findings' order).
         yield FilterTable(["severity", "component", "object", "finding"], sort_column=0, descending=True,
                           widths=[8, 9, 22, 200], table_id="findings")
 
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
+        self.query_one(PipelineFlow).border_title = "Pipeline"
         for card in self.query(HealthCard):
             card.show("loading", "…")
         super().on_mount()
@@ -72,6 +80,9 @@ class OverviewScreen(DataScreen):
             card.show(states[component].value,
                       reason or figures.get(component) or _figures(component, evaluation.metrics))
         self.query_one(FilterTable).set_rows(rows)
+        if not any(w.node is self and w.group == "flow" and not (w.is_finished or w.is_cancelled)
+                   for w in self.app.workers):
+            self._fetch_flow()
         if self.app.trace:
             self.call_after_refresh(self.app.trace.write, "overview_painted",
                                     pyspark_imported="pyspark" in sys.modules)
@@ -80,6 +91,30 @@ class OverviewScreen(DataScreen):
     @on(HealthCard.Opened)
     def _open_card(self, event: HealthCard.Opened) -> None:
         self.app.switch_mode(CARD_SCREENS[event.card.component])
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="flow")
+    def _fetch_flow(self) -> None:
+        from streamctl.errors import StreamctlError
+        from streamctl.pipeline.flow import branches
+
+        try:
+            pipeline = self.source.pipeline_map()
+        except (StreamctlError, OSError) as exc:
+            self.post_message(PipelineFlow.Loaded([], f"pipeline unread: {exc}"))
+            return
+        window = f"rates over {pipeline.window_seconds:.0f} s" if pipeline.window_seconds else \
+            "rates after the next refresh"
+        note = f"partial: {pipeline.errors[0]}" if pipeline.errors else window
+        self.post_message(PipelineFlow.Loaded(branches(pipeline), note))
+
+    @on(PipelineFlow.Loaded)
+    def _flow_loaded(self, message: PipelineFlow.Loaded) -> None:
+        self.query_one(PipelineFlow).show(message.branches, message.note)
+
+    @on(Tree.NodeSelected, "#flow")
+    def _open_node(self, event: Tree.NodeSelected) -> None:
+        if event.node.data:
+            self.app.switch_mode(event.node.data)
 
 
 def _finding_rows(evaluation) -> list:
