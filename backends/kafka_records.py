@@ -139,6 +139,7 @@ class RecordWriter:
         self.timeout = timeout
         self.failures: list[str] = []
         self.delivered = 0
+        self.offsets: dict[tuple[str, int], int] = {}  # (topic, partition) -> offset of the last delivered
         self._producer = new_client(Producer, {
             **client_config, "enable.idempotence": "true", "linger.ms": "20",
             "message.timeout.ms": str(int(timeout * 1000)), "log_level": "0",
@@ -172,5 +173,6 @@ class RecordWriter:
             self.failures.append(error.str())
         else:
             self.delivered += 1
+            self.offsets[(message.topic(), message.partition())] = message.offset()
 
 

@@ -32,9 +32,13 @@ def _components(value: str | None) -> list[str] | None:
               help="Also write the metrics atomically to PATH (node_exporter textfile collector).")
 @click.option("--timeout", type=click.FloatRange(min=0.5), default=20.0, show_default=True,
               help="Global deadline in seconds: past it, what is not evaluated is UNKNOWN.")
+@click.option("--probe", is_flag=True,
+              help="Also probe end to end: write a marker record into each entry topic's partitions and "
+                   "time each reader downstream passing it (audited; refused in read-only contexts; "
+                   "give it --timeout 60).")
 @click.pass_obj
 def check_command(session: Session, component: str | None, fmt: str, prometheus_textfile: str | None,
-                  timeout: float) -> None:
+                  timeout: float, probe: bool) -> None:
     """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
     import time
 
@@ -45,11 +49,13 @@ def check_command(session: Session, component: str | None, fmt: str, prometheus_
     try:
         ctx = session.context()
         components = components or configured_components(ctx)
+        if probe and "probe" not in components:
+            components = [*components, "probe"]
     except StreamctlError as exc:
         if fmt == "nagios":
             click.echo(f"STREAMCTL UNKNOWN: {exc}")
         raise
-    evaluation = evaluate(ctx, components, _left_of(timeout))
+    evaluation = evaluate(ctx, components, _left_of(timeout), read_only=session.read_only_flag)
     now = time.time()
     if prometheus_textfile:
         check.write_prometheus_textfile(evaluation, prometheus_textfile, now)

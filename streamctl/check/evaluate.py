@@ -28,6 +28,7 @@ COLLECTORS = {
     "connect": "streamctl.connect.collect",
     "quorum": "streamctl.kafka.quorum",  # opt-in: a JVM start (KRaft's controller quorum)
     "pipeline": "streamctl.pipeline.health",  # opt-in: two Kafka readings seconds apart
+    "probe": "streamctl.pipeline.probe",  # opt-in (--probe): writes a marker into the entry topics
 }
 
 

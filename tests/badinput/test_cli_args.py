@@ -62,7 +62,7 @@ CASES = [
     Case("zk data and file", ("zk", "set", "/x", "data", "--file", "{ws}/payload"), "give DATA or --file, not both",
          files={"payload": b"\x00\x01"}),
     Case("check component", ("check", "--component", "nosuch"),
-         "--component: unknown nosuch (choose from kafka, zookeeper, flume, spark, connect, quorum, pipeline)"),
+         "--component: unknown nosuch (choose from kafka, zookeeper, flume, spark, connect, quorum, pipeline, probe)"),
     Case("check timeout", ("check", "--timeout", "abc"),
          "Invalid value for '--timeout': 'abc' is not a valid float range."),
     Case("unknown context", ("--context", "nosuch", "brokers"),

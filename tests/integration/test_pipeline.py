@@ -103,3 +103,35 @@ async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkey
         names = [r[0] for r in rows(app, "#pipeline DataTable")]
         assert names.index("flume weblogs -> weblogs") < names.index(JOB_HOP) < names.index(
             "weblog-stats -> connector weblog-archive")
+
+
+def test_the_probe_times_each_reader_from_the_entry_topic_to_the_sink(sandbox):
+    """`check --probe` on the demo: a marker into each weblogs partition, then the job, the
+    Streams app, and past the job the Connect sink (every 10 s it commits), each timed."""
+    result = sandbox.cli("check", "--component", "flume", "--probe", "--format", "json", "--timeout", "75")
+    doc = json.loads(result.stdout)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    late = [f["text"] for f in doc["findings"] if f["code"] == "PIPELINE_PROBE_LATE"]
+    assert not late and doc["components"]["probe"]["evaluated"], json.dumps(doc)
+    passed = {m["labels"]["reader"]: m["value"] for m in doc["metrics"] if m["name"] == "pipeline_probe_seconds"}
+    assert {"job:weblog-stats", "streams:weblog-statuses", "connector:weblog-archive"} <= set(passed), passed
+    assert 0 < passed["job:weblog-stats"] < passed["connector:weblog-archive"], passed  # the sink is past the job
+    end_to_end = [m["value"] for m in doc["metrics"] if m["name"] == "pipeline_probe_end_to_end_seconds"]
+    assert end_to_end == [max(passed.values())]
+    probes = audited_probes(sandbox)
+    assert probes and probes[-1]["result"] == "ok" and probes[-1]["parameters"]["topics"] == ["weblogs"]
+
+
+def audited_probes(sandbox) -> list[dict]:
+    path = sandbox.xdg_state / "streamctl" / "audit.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in records if r["operation"] == "check.probe"]
+
+
+def test_the_probe_is_refused_read_only_and_writes_nothing(sandbox):
+    before = len(audited_probes(sandbox))
+    result = sandbox.cli("--read-only", "check", "--component", "flume", "--probe", "--format", "json")
+    probe = json.loads(result.stdout)["components"]["probe"]
+    assert result.returncode == 3 and not probe["evaluated"] and "read-only" in probe["reason"], result.stdout
+    assert "Traceback" not in result.stderr
+    assert len(audited_probes(sandbox)) == before  # refused before any write: nothing to audit

@@ -1,0 +1,173 @@
+"""`check --probe`: an end-to-end probe of the pipeline (kminion-style), off by default.
+
+It writes one marker record into each partition of every entry topic (what a Flume agent, a
+source connector or a producer the context names writes), then reads every second until each
+reader downstream has passed it: a group's or Streams app's or sink connector's committed
+offsets, a Spark job's checkpoint. A reader that passed hands the probe on: the log ends of the
+topics it writes, at that reading, are what their own readers must pass. So each hop's figure
+is the time from the marker's write until that reader had moved past it, end to end.
+
+The marker (value `streamctl-probe <id> <time>`, header `streamctl-probe`) is no line the
+demo's job or Streams app parses, so both drop it; a consumer of yours sees one more record a
+partition. Each probe is one audit-log entry; read-only contexts refuse it. A reader that has
+not passed by the deadline is a WARN naming the hop; what lies past it is not reached.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from streamctl.model.health import Finding, Metric, NotEvaluated, Severity
+from streamctl.model.pipeline import Hop, PipelineMap
+
+POLL = 1.0  # seconds between readings
+MARGIN = 1.0  # seconds kept before check's deadline to judge and answer
+ENTRY_WRITERS = {"flume", "connector", "producer"}
+HEADER = "streamctl-probe"
+
+
+@dataclass(frozen=True)
+class Passage:
+    hop: Hop
+    seconds: float | None  # after the marker's write; None: not passed by the deadline
+
+
+def configured(ctx) -> bool:
+    return False  # opt-in (`check --probe`): it writes into the entry topics
+
+
+def collect(ctx, deadline_at: float, read_only: bool = False, **_options):
+    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.ops import ReadOnlyError, require_writable
+    from streamctl.pipeline.collect import read_once, readings
+    from streamctl.pipeline.derive import derive
+
+    try:
+        require_writable("the end-to-end probe (it writes marker records)", ctx, read_only)
+        kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+        first = read_once(ctx, kafka)
+        pipeline = derive(readings(ctx, first, first), ctx.thresholds)
+        entries = entry_topics(pipeline)
+        if not entries:
+            raise NotEvaluated("no entry topic: nothing streamctl knows writes into Kafka "
+                               "(name your producers in the context's pipeline.producers)")
+        written_at, markers = time.time(), write_markers(ctx, entries, first.snapshot)
+        connectors = {c.name: c.group_id for c in first.connectors}
+        passages = follow(pipeline, markers, written_at, deadline_at - MARGIN,
+                          lambda: read_once(ctx, kafka, everything=False), connectors)
+    except (ReadOnlyError, KafkaError) as exc:
+        raise NotEvaluated(str(exc)) from None
+    return probe_health(pipeline, passages)
+
+
+def entry_topics(pipeline: PipelineMap) -> list[str]:
+    """Topics written by a source streamctl knows (not by a reader of another topic)."""
+    return sorted({h.topic for h in pipeline.hops if h.writer is not None and h.writer.kind in ENTRY_WRITERS})
+
+
+def write_markers(ctx, topics: list[str], snapshot) -> dict[tuple[str, int], int]:
+    """One marker per partition of each topic; (topic, partition) -> the offset a reader must
+    reach (the marker's + 1). Audited as `check.probe`."""
+    from streamctl.backends.kafka_isolated import call_in_child
+    from streamctl.errors import StreamctlError
+    from streamctl.model.records import OutgoingRecord
+    from streamctl.ops import Change, Plan, execute
+
+    probe_id = uuid.uuid4().hex[:12]
+    value = f"{HEADER} {probe_id} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}".encode()
+    partitions = {t: sorted(p.partition for p in snapshot.partitions if p.topic == t) for t in topics}
+    plan = Plan("check.probe", ",".join(topics), {"topics": topics, "probe": probe_id},
+                [Change(f"topic {t}", "marker records", None, len(ps)) for t, ps in partitions.items()])
+    records = {t: [OutgoingRecord(value, HEADER.encode(), ((HEADER, probe_id.encode()),), partition=p) for p in ps]
+               for t, ps in partitions.items()}
+
+    def write() -> dict[tuple[str, int], int]:
+        offsets = call_in_child(lambda: _send(ctx.kafka.client_config(), ctx.kafka.timeout, records),
+                                patience=ctx.kafka.timeout * 2 + 10, what="probe markers")
+        if len(offsets) < sum(len(r) for r in records.values()):
+            raise StreamctlError(f"probe: {len(offsets)} of {sum(len(r) for r in records.values())} "
+                                 f"marker record(s) delivered")
+        return offsets
+
+    return {key: offset + 1 for key, offset in execute(plan, ctx.name, write).items()}
+
+
+def _send(client_config, timeout: float, records: dict) -> dict[tuple[str, int], int]:
+    from streamctl.backends.kafka_records import RecordWriter
+
+    writer = RecordWriter(client_config, timeout)
+    for topic, batch in records.items():
+        writer.send(topic, batch)
+    writer.flush()
+    return writer.offsets
+
+
+def follow(pipeline: PipelineMap, markers: dict[tuple[str, int], int], written_at: float, until: float,
+           read, connector_groups: dict[str, str | None], sleep=time.sleep, clock=time.monotonic) -> list[Passage]:
+    """Read until every reader reached from the markers has passed them, or `until` (on
+    `clock`). `read()` returns a pipeline Reading."""
+    needed: dict[str, dict[int, int]] = {}  # topic -> partition -> offset a reader must reach
+    for (topic, partition), offset in markers.items():
+        needed.setdefault(topic, {})[partition] = offset
+    passed: dict[int, float] = {}  # hop index -> seconds
+    while True:
+        pending = [(i, h) for i, h in enumerate(pipeline.hops)
+                   if h.reader is not None and h.topic in needed and i not in passed]
+        if not pending or clock() >= until:
+            break
+        sleep(max(0.0, min(POLL, until - clock())))
+        reading = read()
+        for index, hop in pending:
+            if _has_passed(_positions(hop, reading, connector_groups), needed[hop.topic]):
+                passed[index] = max(0.0, reading.at - written_at)
+                _hand_on(pipeline, hop, reading.snapshot, needed)
+    reached = [(i, h) for i, h in enumerate(pipeline.hops) if h.reader is not None and h.topic in needed]
+    return [Passage(h, passed.get(i)) for i, h in reached]
+
+
+def _positions(hop: Hop, reading, connector_groups: dict[str, str | None]) -> dict[int, int]:
+    """partition -> the reader's committed offset (the next it reads) on the hop's topic."""
+    reader = hop.reader
+    if reader.kind == "job":
+        view = next((v for v in reading.jobs if v.name == reader.name), None)
+        return {l.partition: l.committed for l in (view.lags or ()) if l.topic == hop.topic
+                and l.committed is not None} if view else {}
+    group = connector_groups.get(reader.name) if reader.kind == "connector" else reader.name
+    return {l.partition: l.committed for l in reading.snapshot.lags
+            if l.group == group and l.topic == hop.topic and l.committed is not None}
+
+
+def _has_passed(positions: dict[int, int], needed: dict[int, int]) -> bool:
+    return all(positions.get(partition, -1) >= offset for partition, offset in needed.items())
+
+
+def _hand_on(pipeline: PipelineMap, hop: Hop, snapshot, needed: dict[str, dict[int, int]]) -> None:
+    """The topics the reader writes: their log ends now are what their readers must pass."""
+    for out in pipeline.hops:
+        if out.writer is not None and out.writer.id == hop.reader.id and out.topic not in needed:
+            needed[out.topic] = {p.partition: p.high for p in snapshot.partitions
+                                 if p.topic == out.topic and p.high is not None}
+
+
+def probe_health(pipeline: PipelineMap, passages: list[Passage]) -> tuple[list[Finding], list[Metric]]:
+    from streamctl.pipeline.health import hop_name
+
+    findings, metrics = [], []
+    for passage in passages:
+        name = hop_name(pipeline, passage.hop)
+        if passage.seconds is None:
+            findings.append(Finding(Severity.WARN, "probe", name, "PIPELINE_PROBE_LATE",
+                                    f"probe: {name}: the marker not passed by the deadline"))
+            continue
+        metrics.append(Metric("pipeline_probe_seconds", round(passage.seconds, 1),
+                              "Seconds from the probe's marker write until a reader passed it",
+                              labels={"topic": passage.hop.topic, "reader": passage.hop.reader.id}, uom="s",
+                              perfdata=False))
+    done = [p.seconds for p in passages if p.seconds is not None]
+    if done and len(done) == len(passages):
+        metrics.append(Metric("pipeline_probe_end_to_end_seconds", round(max(done), 1),
+                              "Seconds until the last reader downstream passed the probe's marker", uom="s"))
+    return findings, metrics
