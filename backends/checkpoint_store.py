@@ -1,4 +1,5 @@
-"""Where a checkpoint lives: a local folder, or HDFS through WebHDFS (fsspec's filesystem).
+"""Where a checkpoint lives: a local folder, HDFS through WebHDFS (fsspec's filesystem), or an
+S3 bucket (s3fs, an fsspec filesystem).
 
 The checkpoint reader asks a store for five things only: is it a folder, the names in a folder,
 does a file exist, its bytes, its modification time. Paths are strings joined with "/".
@@ -7,6 +8,9 @@ does a file exist, its bytes, its modification time. Paths are strings joined wi
     webhdfs://namenode:9870/cp           WebHDFS at that HTTP address
     hdfs://namenode:8020/cp              WebHDFS at the address the job's context names
                                          (`webhdfs_url`; HDFS's RPC port does not speak HTTP)
+    s3a://bucket/cp, s3://bucket/cp      S3, or an S3-compatible server at `s3_endpoint_url`;
+                                         credentials from the usual AWS chain (environment,
+                                         ~/.aws, an instance role), never the context
 
 A store that does not answer raises StoreUnreachable (the job's reading is then UNKNOWN, not a
 broken checkpoint); a missing file raises FileNotFoundError as a local one does.
@@ -20,7 +24,7 @@ from urllib.parse import urlsplit
 
 from streamctl.errors import StreamctlError, UsageError
 
-REMOTE_SCHEMES = ("hdfs", "webhdfs")
+REMOTE_SCHEMES = ("hdfs", "webhdfs", "s3", "s3a")
 
 
 class CheckpointError(StreamctlError):
@@ -140,11 +144,84 @@ class WebHdfsStore:
         return self._ask(self.fs.info, path)["modificationTime"] / 1000.0
 
 
+class S3Store:
+    """S3 (or an S3-compatible server): one request per question, or two for a folder's test
+    (a HEAD, then a one-key listing); no retries beyond one, each request bounded by `timeout`."""
+
+    def __init__(self, endpoint_url: str | None = None, timeout: float = 5.0):
+        try:
+            import s3fs
+        except ImportError:
+            raise StreamctlError("reading checkpoints on S3 needs s3fs: pip install 'streamctl[s3]'") from None
+
+        where = urlsplit(endpoint_url).netloc if endpoint_url else "AWS"
+        self.label = f"S3 ({where})"
+        self.calls = 0  # HTTP requests sent (tests count them)
+        # Checksums only where S3 requires them: S3-compatible servers refuse the newer headers.
+        self.fs = s3fs.S3FileSystem(endpoint_url=endpoint_url, skip_instance_cache=True, use_listings_cache=False,
+                                    config_kwargs={"connect_timeout": timeout, "read_timeout": timeout,
+                                                   "retries": {"max_attempts": 1},
+                                                   "request_checksum_calculation": "when_required",
+                                                   "response_checksum_validation": "when_required"})
+        self.fs.retries = 1  # s3fs's own retries of a failed connection, with back-off
+        self._counting = False
+
+    def path(self, location: str) -> str:
+        parts = urlsplit(location)
+        return f"{parts.netloc}{parts.path}".rstrip("/")
+
+    def _ask(self, call, *args, **kwargs):
+        from botocore.exceptions import BotoCoreError
+
+        if not self._counting:
+            self._connect()
+        try:
+            return call(*args, **kwargs)
+        except (FileNotFoundError, PermissionError):
+            raise
+        except (BotoCoreError, OSError) as exc:
+            raise StoreUnreachable(f"{self.label} does not answer: {type(exc).__name__}: {exc}") from None
+
+    def _connect(self) -> None:
+        """The client (made on first use, no request yet), and a counter on every request it sends."""
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            client = self.fs.s3
+        except (BotoCoreError, OSError) as exc:
+            raise StoreUnreachable(f"{self.label}: {type(exc).__name__}: {exc}") from None
+        client.meta.events.register("before-send.s3", self._count)
+        self._counting = True
+
+    def _count(self, **_kwargs) -> None:
+        self.calls += 1
+
+    def is_dir(self, path: str) -> bool:
+        return self._ask(self.fs.isdir, path)
+
+    def names(self, folder: str) -> Iterator[str]:
+        for name in self._ask(self.fs.ls, folder, detail=False):
+            yield name.rstrip("/").rsplit("/", 1)[-1]
+
+    def exists(self, path: str) -> bool:
+        return self._ask(self.fs.exists, path)
+
+    def read_bytes(self, path: str) -> bytes:
+        return self._ask(self.fs.cat_file, path)
+
+    def mtime(self, path: str) -> float:
+        return self._ask(self.fs.info, path)["LastModified"].timestamp()
+
+
 def store_for(location: str, webhdfs_url: str | None = None, user: str | None = None,
-              timeout: float = 5.0):
+              timeout: float = 5.0, s3_endpoint_url: str | None = None):
     """(store, path inside it) for a checkpoint location."""
     parts = urlsplit(str(location))
-    if parts.scheme == "webhdfs":
+    if parts.scheme in ("s3", "s3a"):
+        if not parts.netloc:
+            raise UsageError(f"{location}: no bucket (s3a://bucket/path)")
+        store = S3Store(s3_endpoint_url, timeout)
+    elif parts.scheme == "webhdfs":
         store = WebHdfsStore(f"http://{parts.netloc}", user, timeout)
     elif parts.scheme == "hdfs":
         if not webhdfs_url:
@@ -155,7 +232,7 @@ def store_for(location: str, webhdfs_url: str | None = None, user: str | None = 
         store = LocalStore()
     else:
         raise UsageError(f"{location}: {parts.scheme}:// checkpoints are not supported "
-                         "(a local path, hdfs:// or webhdfs://)")
+                         "(a local path, hdfs://, webhdfs://, s3a:// or s3://)")
     return store, store.path(str(location))
 
 

@@ -118,15 +118,19 @@ def _expand_path(value: Any) -> Any:
 
 
 def _checkpoint_location(value: Any) -> Any:
-    """A local path (~ expanded) or an hdfs:// / webhdfs:// URL, kept as written."""
+    """A local path (~ expanded) or a remote store's URL (checkpoint_store.REMOTE_SCHEMES), kept
+    as written."""
+    from streamctl.backends.checkpoint_store import REMOTE_SCHEMES
+
     if not isinstance(value, (str, Path)):
         return value
     text = str(value)
     scheme = text.split("://", 1)[0] if "://" in text else ""
-    if scheme in ("hdfs", "webhdfs"):
+    if scheme in REMOTE_SCHEMES:
         return text
     if scheme not in ("", "file"):
-        raise ValueError(f"{scheme}:// checkpoints are not supported (a local path, hdfs:// or webhdfs://)")
+        raise ValueError(f"{scheme}:// checkpoints are not supported "
+                         "(a local path, hdfs://, webhdfs://, s3a:// or s3://)")
     return str(Path(text.removeprefix("file://")).expanduser())
 
 
@@ -369,11 +373,15 @@ class SparkJob(_Model):
     """One Spark Structured Streaming job."""
 
     checkpoint_dir: CheckpointLocation
-    """The query's checkpoint location: a local path, hdfs://namenode:8020/path or webhdfs://namenode:9870/path."""
+    """The query's checkpoint location: a local path, hdfs://namenode:8020/path, webhdfs://namenode:9870/path
+    or s3a://bucket/path."""
     webhdfs_url: HttpUrl | None = None
     """The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// checkpoint."""
     hdfs_user: str | None = None
     """The user WebHDFS requests run as (simple auth); the server's default when unset."""
+    s3_endpoint_url: HttpUrl | None = None
+    """An S3-compatible server's address for an s3a:// checkpoint (AWS itself when unset);
+    credentials come from the usual AWS chain (environment, ~/.aws, an instance role)."""
     ui_url: HttpUrl | None = None
     """The driver's Spark UI URL."""
     progress_file: UserPath | None = None

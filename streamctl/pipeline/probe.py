@@ -39,9 +39,9 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, read_only: bool = False, **_options):
-    from streamctl.backends.kafka_client import KafkaError
     from streamctl.backends.kafka_isolated import isolated_backend
-    from streamctl.ops import ReadOnlyError, require_writable
+    from streamctl.errors import StreamctlError
+    from streamctl.ops import require_writable
     from streamctl.pipeline.collect import read_once, readings
     from streamctl.pipeline.derive import derive
 
@@ -58,7 +58,7 @@ def collect(ctx, deadline_at: float, read_only: bool = False, **_options):
         connectors = {c.name: c.group_id for c in first.connectors}
         passages = follow(pipeline, markers, written_at, deadline_at - MARGIN,
                           lambda: read_once(ctx, kafka, everything=False), connectors)
-    except (ReadOnlyError, KafkaError) as exc:
+    except StreamctlError as exc:  # refused (read-only), Kafka unread, markers undelivered
         raise NotEvaluated(str(exc)) from None
     return probe_health(pipeline, passages)
 

@@ -96,21 +96,24 @@ def jobs_cluster(session: Session, output: str) -> None:
 @click.option("--webhdfs", "webhdfs_url", metavar="URL",
               help="The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// LOCATION.")
 @click.option("--user", "hdfs_user", metavar="NAME", help="The HDFS user WebHDFS requests run as.")
+@click.option("--s3-endpoint", "s3_endpoint_url", metavar="URL",
+              help="An S3-compatible server (http://minio:9000) for an s3a:// LOCATION; AWS when not given.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              help="Seconds per WebHDFS request.")
+              help="Seconds per WebHDFS or S3 request.")
 @OUTPUT
-def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | None, timeout: float,
-                    output: str) -> None:
+def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | None, s3_endpoint_url: str | None,
+                    timeout: float, output: str) -> None:
     """Read any Structured Streaming checkpoint: batches, in-flight batch, offsets, watermark.
 
-    LOCATION is a local folder, hdfs://namenode:8020/path (with --webhdfs) or
-    webhdfs://namenode:9870/path.
+    LOCATION is a local folder, hdfs://namenode:8020/path (with --webhdfs),
+    webhdfs://namenode:9870/path, or s3a://bucket/path (credentials from the usual AWS chain:
+    AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws, an instance role).
     """
     from streamctl.spark import jobs as spark_jobs
     from streamctl.backends.checkpoint_store import store_for
     from streamctl.backends.spark import read_checkpoint
 
-    store, path = store_for(location, webhdfs_url, hdfs_user, timeout)
+    store, path = store_for(location, webhdfs_url, hdfs_user, timeout, s3_endpoint_url)
     data = spark_jobs.checkpoint_dict(read_checkpoint(path, store))
     from streamctl.spark.render import checkpoint_view
 

@@ -106,15 +106,16 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
 
 
 def checkpoint_store(ctx, name: str, location: str, timeout: float):
-    """The WebHDFS store of job `name`'s HDFS checkpoint (address and user from the context);
-    None for a local one."""
+    """The store of job `name`'s remote checkpoint (WebHDFS address and user, S3 endpoint from
+    the context); None for a local one."""
     if not is_remote(location):
         return None
     job = ctx.spark.jobs.get(name) if ctx is not None else None
     try:
         return store_for(location, str(job.webhdfs_url) if job and job.webhdfs_url else None,
-                         job.hdfs_user if job else None, timeout)[0]
-    except StreamctlError as exc:  # no WebHDFS address, fsspec not installed: the job's own error
+                         job.hdfs_user if job else None, timeout,
+                         str(job.s3_endpoint_url) if job and job.s3_endpoint_url else None)[0]
+    except StreamctlError as exc:  # no WebHDFS address, fsspec or s3fs not installed: the job's own error
         return UnusableStore(str(exc))
 
 

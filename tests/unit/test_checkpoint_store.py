@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from streamctl.backends.checkpoint_store import (
-    CheckpointError, LocalStore, StoreUnreachable, UnusableStore, WebHdfsStore, store_for,
+    CheckpointError, LocalStore, S3Store, StoreUnreachable, UnusableStore, WebHdfsStore, store_for,
 )
 from streamctl.backends.spark import observe_job
 from streamctl.config import SparkJob
@@ -32,11 +32,15 @@ def test_locations_name_their_store():
     assert isinstance(store, WebHdfsStore) and path == "/streamctl/cp" and "nn:9870" in store.label
     store, path = store_for("hdfs://nn:8020/cp", webhdfs_url="http://nn:9870", user="etl")
     assert isinstance(store, WebHdfsStore) and path == "/cp"
+    store, path = store_for("s3a://bucket/jobs/cp/", s3_endpoint_url="http://minio:9000")
+    assert isinstance(store, S3Store) and path == "bucket/jobs/cp" and store.label == "S3 (minio:9000)"
+    assert store_for("s3://bucket/cp")[0].label == "S3 (AWS)"
 
 
 @pytest.mark.parametrize("location, webhdfs, message", [
     ("hdfs://nn:8020/cp", None, "needs the NameNode's WebHDFS address"),
-    ("s3a://bucket/cp", None, "s3a:// checkpoints are not supported"),
+    ("gs://bucket/cp", None, "gs:// checkpoints are not supported"),
+    ("s3a:///cp", None, "no bucket"),
     ("hdfs://nn:8020/cp", "http://", "not a WebHDFS address"),
 ])
 def test_unusable_locations_are_one_line_errors(location, webhdfs, message):
@@ -65,5 +69,6 @@ def test_the_context_keeps_urls_and_expands_local_paths(monkeypatch):
     monkeypatch.setenv("HOME", "/home/ops")
     assert SparkJob(checkpoint_dir="~/cp").checkpoint_dir == "/home/ops/cp"
     assert SparkJob(checkpoint_dir="hdfs://nn:8020/cp").checkpoint_dir == "hdfs://nn:8020/cp"
-    with pytest.raises(ValidationError, match="s3:// checkpoints are not supported"):
-        SparkJob(checkpoint_dir="s3://bucket/cp")
+    assert SparkJob(checkpoint_dir="s3a://bucket/cp").checkpoint_dir == "s3a://bucket/cp"
+    with pytest.raises(ValidationError, match="gs:// checkpoints are not supported"):
+        SparkJob(checkpoint_dir="gs://bucket/cp")

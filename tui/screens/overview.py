@@ -87,7 +87,6 @@ class OverviewScreen(DataScreen):
             self.call_after_refresh(self.app.trace.write, "overview_painted",
                                     pyspark_imported="pyspark" in sys.modules)
 
-
     @on(HealthCard.Opened)
     def _open_card(self, event: HealthCard.Opened) -> None:
         self.app.switch_mode(CARD_SCREENS[event.card.component])
@@ -99,8 +98,11 @@ class OverviewScreen(DataScreen):
 
         try:
             pipeline = self.source.pipeline_map()
-        except (StreamctlError, OSError) as exc:
+        except StreamctlError as exc:
             self.post_message(PipelineFlow.Loaded([], f"pipeline unread: {exc}"))
+            return
+        except Exception as exc:  # a client library's own error: shown in the panel, never fatal
+            self.post_message(PipelineFlow.Loaded([], f"pipeline unread: {type(exc).__name__}: {exc}"))
             return
         window = f"rates over {pipeline.window_seconds:.0f} s" if pipeline.window_seconds else \
             "rates after the next refresh"
