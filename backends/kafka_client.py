@@ -4,7 +4,11 @@ deadline, and blocking calls turned into one-line errors."""
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import threading
 import time
+from contextlib import contextmanager
+from typing import Iterator
 
 from confluent_kafka import KafkaException
 
@@ -22,6 +26,50 @@ def socket_timeout_ms(timeout: float) -> str:
     librdkafka 2.16 can then abort the process (rd_kafka_enq_once_del_source_return assertion,
     confluentinc/librdkafka#4605)."""
     return str(min(max(int(timeout * 3000), 30_000), 300_000))
+
+
+class ForkGuard:
+    """No librdkafka client lives in this process at the moment it forks (kafka_isolated).
+
+    A thread of a live client may hold one of librdkafka's global locks (it takes one to create
+    and destroy every client) just as another thread forks; the child's own client then waits on
+    that lock forever: a `check --probe` hung 1 run in 7 that way, its log-end reads (spark.py)
+    creating clients while its Kafka reads forked. Clients made in a process that also forks
+    live inside `client()` (shared); a fork takes `fork()` alone, waiting for them to end.
+    """
+
+    def __init__(self) -> None:
+        self._state = threading.Condition(threading.Lock())
+        self._clients = 0
+
+    @contextmanager
+    def client(self) -> Iterator[None]:
+        with self._state:
+            self._clients += 1
+        try:
+            yield
+        finally:
+            with self._state:
+                self._clients -= 1
+                self._state.notify_all()
+
+    @contextmanager
+    def fork(self) -> Iterator[None]:
+        """Held while forking: no client starts until the fork is done."""
+        with self._state:
+            self._state.wait_for(lambda: self._clients == 0)
+            yield
+
+
+FORK_GUARD = ForkGuard()
+
+
+def _fresh_guard_in_child() -> None:
+    global FORK_GUARD
+    FORK_GUARD = ForkGuard()  # the child's copy of the lock is held by a thread it does not have
+
+
+os.register_at_fork(after_in_child=_fresh_guard_in_child)
 
 
 def new_client(factory, config: dict[str, str]):

@@ -25,6 +25,7 @@ import signal
 import time
 from functools import partial
 
+from streamctl.backends import kafka_client
 from streamctl.backends.kafka_client import KafkaError
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
@@ -92,7 +93,8 @@ def call_in_child(function, patience: float, what: str):
 def _fork_and_run(function, patience: float, what: str):
     """(ok, value) from the child, or the signal that killed it."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with kafka_client.FORK_GUARD.fork():  # no librdkafka client of ours lives here meanwhile
+        pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
         _child(function, write_end)

@@ -230,15 +230,29 @@ def _int(value) -> int | None:
 def log_end_offsets(client_config: dict[str, str], topics: set[str],
                     timeout: float = 10.0) -> dict[tuple[str, int], int]:
     """Latest offsets of every partition of `topics`: one metadata call, one list_offsets."""
-    from confluent_kafka import KafkaException, TopicPartition
-    from confluent_kafka.admin import AdminClient, OffsetSpec
+    from confluent_kafka.admin import AdminClient
 
-    from streamctl.backends.kafka_client import KafkaError, new_client, socket_timeout_ms
+    from streamctl.backends import kafka_client
 
     if not topics:
         return {}
-    admin = new_client(AdminClient, {**client_config, "socket.timeout.ms": socket_timeout_ms(timeout),
-                                     "log_level": "0"})
+    # The client lives and dies inside the fork guard: check and the CLI fork their Kafka reads
+    # from other threads meanwhile (kafka_client.ForkGuard).
+    with kafka_client.FORK_GUARD.client():
+        admin = kafka_client.new_client(AdminClient, {**client_config, "log_level": "0",
+                                                      "socket.timeout.ms": kafka_client.socket_timeout_ms(timeout)})
+        try:
+            return _latest_offsets(admin, topics, timeout)
+        finally:
+            del admin  # destroyed here, its threads joined, before the guard lets a fork through
+
+
+def _latest_offsets(admin, topics: set[str], timeout: float) -> dict[tuple[str, int], int]:
+    from confluent_kafka import KafkaException, TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+
+    from streamctl.backends.kafka_client import KafkaError
+
     ends = time.monotonic() + timeout
     try:
         md = admin.list_topics(timeout=timeout)

@@ -28,6 +28,8 @@ async def shoot(context: str, config: str | None) -> list[Path]:
             await pilot.press(key)
             await app.workers.wait_for_complete()
             await pilot.pause(0.5)
+            await app.workers.wait_for_complete()  # what a load starts (the Overview's flow)
+            await pilot.pause(0.5)
             written.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(OUT))))
     return written
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from textual.widgets import DataTable
 
@@ -53,4 +54,25 @@ def describe(app) -> str:
     for table in screen.query(DataTable):
         if table.id != "findings":
             parts.append(f"{table.id}: {[[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]}")
+    # Why a screen may have stopped updating: its workers, the app's own state, the threads' stacks.
+    parts.append(f"app running: {app.is_running}, exception: {getattr(app, '_exception', None)!r}")
+    parts.append(f"workers: {[(w.group, w.name, w.state.name) for w in app.workers]}")
+    parts.append(f"threads:\n{_stacks()}")
     return "\n".join(parts)
+
+
+def _stacks() -> str:
+    """Each thread's innermost streamctl frames: where a stuck fetch waits."""
+    import sys
+    import threading
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    lines = []
+    for ident, frame in sys._current_frames().items():
+        ours = [f for f in traceback.extract_stack(frame) if "streamctl" in f.filename or "/tui/" in f.filename
+                or "/backends/" in f.filename][-3:]
+        if ours:
+            lines.append(f"  {names.get(ident, ident)}: " + " <- ".join(
+                f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(ours)))
+    return "\n".join(lines)

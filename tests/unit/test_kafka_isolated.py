@@ -75,3 +75,32 @@ def test_the_proxy_builds_its_client_in_the_child():
     assert built_in == []  # the parent never built a client
     # Only the class's methods: callers that probe for an optional one get the class's answer.
     assert getattr(proxy, "call_with_admin", None) is None
+
+
+def test_a_fork_waits_for_the_in_process_clients_to_end():
+    """No librdkafka client lives in the process at a fork (kafka_client.ForkGuard): a fork
+    asked for while a client lives happens after it ends; the child gets a free guard."""
+    import threading
+
+    from streamctl.backends import kafka_client
+
+    events, client_started = [], threading.Event()
+
+    def client():
+        with kafka_client.FORK_GUARD.client():
+            client_started.set()
+            time.sleep(0.5)
+            events.append("client ended")
+
+    thread = threading.Thread(target=client)
+    thread.start()
+    client_started.wait(5)
+
+    def in_child():
+        with kafka_client.FORK_GUARD.client():  # would wait forever on an inherited, held lock
+            return "child's client made"
+
+    assert call_in_child(in_child, patience=10, what="guard") == "child's client made"
+    events.append("forked")
+    thread.join()
+    assert events == ["client ended", "forked"]

@@ -57,6 +57,7 @@ class OverviewScreen(DataScreen):
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
         self.query_one(PipelineFlow).border_title = "Pipeline"
+        self.query_one(PipelineFlow).show([], "reading the pipeline…")
         for card in self.query(HealthCard):
             card.show("loading", "…")
         super().on_mount()
