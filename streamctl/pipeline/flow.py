@@ -25,6 +25,15 @@ class Branch:
     label: Text
     screen: str  # the dashboard screen the node opens on
     children: list[Branch] = field(default_factory=list)
+    rank: int = 0  # the severity rank of the hop into this node (0: OK, or a source)
+
+    @property
+    def worst(self) -> int:
+        return max([self.rank, *(child.worst for child in self.children)])
+
+    @property
+    def size(self) -> int:
+        return 1 + sum(child.size for child in self.children)
 
 
 def branches(pipeline: PipelineMap) -> list[Branch]:
@@ -57,8 +66,22 @@ def _children(source: str, nodes: dict[str, Node], leaving: dict[str, list[Hop]]
         figures = _figures(hop)
         if figures:
             label.append(f"  {figures}", style=HEALTH_STYLE[hop.severity.value] if hop.severity.rank else "dim")
-        found.append(Branch(label, SCREENS[target.kind], [] if again else _children(target.id, nodes, leaving, drawn)))
+        found.append(Branch(label, SCREENS[target.kind], [] if again else _children(target.id, nodes, leaving, drawn),
+                            hop.severity.rank))
     return found
+
+
+def worst_first(found: list[Branch], limit: int) -> tuple[list[Branch], int]:
+    """The sources whose flow holds the worst hop first, whole, up to `limit` nodes (the first
+    always); and how many nodes were left out. A large cluster's flow stays a summary: the
+    dashboard draws it on every refresh."""
+    kept, used = [], 0
+    for branch in sorted(found, key=lambda b: -b.worst):  # stable: the flow's order among equals
+        if kept and used + branch.size > limit:
+            continue
+        kept.append(branch)
+        used += branch.size
+    return kept, sum(b.size for b in found) - used
 
 
 def _node_text(node: Node) -> Text:

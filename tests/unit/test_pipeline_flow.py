@@ -9,7 +9,7 @@ from streamctl.config import Thresholds
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import Hop, Node, PipelineMap
 from streamctl.pipeline.derive import derive
-from streamctl.pipeline.flow import branches, rich_tree
+from streamctl.pipeline.flow import branches, rich_tree, worst_first
 from tests.fixtures.capture_pipeline import load
 
 
@@ -79,3 +79,17 @@ def test_the_rich_tree_prints_the_flow_as_text():
     text = console.export_text()
     assert text.splitlines()[0] == "flume weblogs"
     assert "└── ━▶ weblogs" in text and "━▶ connector weblog-archive" in text
+
+
+def test_the_overview_draws_the_worst_sources_first_within_its_limit():
+    sources = [Node("flume", f"agent-{i}") for i in range(4)]
+    readers = [Node("group", f"g{i}", "STABLE") for i in range(4)]
+    nodes = (*sources, *readers, *(Node("topic", f"t{i}") for i in range(4)))
+    hops = tuple(h for i in range(4) for h in (
+        _hop(writer=sources[i], topic=f"t{i}"),
+        _hop(reader=readers[i], topic=f"t{i}", severity=Severity.CRIT if i == 2 else Severity.OK)))
+    kept, left_out = worst_first(branches(PipelineMap(nodes, hops, 10.0)), limit=7)
+    assert [b.label.plain for b in kept] == ["flume agent-2", "flume agent-0"]  # 3 nodes each
+    assert left_out == 6
+    kept, left_out = worst_first(branches(PipelineMap(nodes, hops, 10.0)), limit=1)
+    assert [b.label.plain for b in kept] == ["flume agent-2"] and left_out == 9  # the worst, whole, always

@@ -24,6 +24,7 @@ from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 
 COMPONENTS = ("kafka", "zookeeper", "flume", "spark", "connect")
 OPTIONAL = {"connect"}  # a card only while the context configures it
+FLOW_NODES = 60  # drawn at most, worst sources first: redrawn each refresh, on the event loop
 CARD_SCREENS = {"kafka": "brokers", "zookeeper": "zookeeper", "flume": "agents", "spark": "jobs",
                 "connect": "connect"}
 SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "OK": "green"}
@@ -95,7 +96,7 @@ class OverviewScreen(DataScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow")
     def _fetch_flow(self) -> None:
         from streamctl.errors import StreamctlError
-        from streamctl.pipeline.flow import branches
+        from streamctl.pipeline.flow import branches, worst_first
 
         try:
             pipeline = self.source.pipeline_map()
@@ -108,7 +109,10 @@ class OverviewScreen(DataScreen):
         window = f"rates over {pipeline.window_seconds:.0f} s" if pipeline.window_seconds else \
             "rates after the next refresh"
         note = f"partial: {pipeline.errors[0]}" if pipeline.errors else window
-        self.post_message(PipelineFlow.Loaded(branches(pipeline), note))
+        kept, left_out = worst_first(branches(pipeline), FLOW_NODES)
+        if left_out:
+            note = f"{left_out} more nodes on the Pipeline screen (0) · {note}"
+        self.post_message(PipelineFlow.Loaded(kept, note))
 
     @on(PipelineFlow.Loaded)
     def _flow_loaded(self, message: PipelineFlow.Loaded) -> None:
