@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from streamctl.errors import StreamctlError, UsageError
 
-REMOTE_SCHEMES = ("hdfs", "webhdfs", "s3", "s3a")
+from streamctl.model.spark import REMOTE_CHECKPOINT_SCHEMES as REMOTE_SCHEMES
 
 
 class CheckpointError(StreamctlError):

@@ -118,15 +118,14 @@ def _expand_path(value: Any) -> Any:
 
 
 def _checkpoint_location(value: Any) -> Any:
-    """A local path (~ expanded) or a remote store's URL (checkpoint_store.REMOTE_SCHEMES), kept
-    as written."""
-    from streamctl.backends.checkpoint_store import REMOTE_SCHEMES
+    """A local path (~ expanded) or a remote store's URL, kept as written."""
+    from streamctl.model.spark import REMOTE_CHECKPOINT_SCHEMES
 
     if not isinstance(value, (str, Path)):
         return value
     text = str(value)
     scheme = text.split("://", 1)[0] if "://" in text else ""
-    if scheme in REMOTE_SCHEMES:
+    if scheme in REMOTE_CHECKPOINT_SCHEMES:
         return text
     if scheme not in ("", "file"):
         raise ValueError(f"{scheme}:// checkpoints are not supported "

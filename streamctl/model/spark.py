@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from streamctl.model.spark_cluster import SparkApp
 
+# Checkpoint locations read through a remote store (backends/checkpoint_store.py): the context
+# keeps them as written, the rest are local paths.
+REMOTE_CHECKPOINT_SCHEMES = ("hdfs", "webhdfs", "s3", "s3a")
+
 
 @dataclass(frozen=True)
 class BatchOffsets:

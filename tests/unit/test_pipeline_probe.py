@@ -90,3 +90,14 @@ def test_a_reader_that_never_passes_is_named_and_what_lies_past_it_not_reached()
     assert [(f.severity, f.code, f.object) for f in findings] == \
         [(Severity.WARN, "PIPELINE_PROBE_LATE", hop_name(pipeline, job_hop))]
     assert not [m for m in metrics if m.name == "pipeline_probe_end_to_end_seconds"]
+
+
+def test_a_reader_with_nothing_running_is_not_waited_for():
+    """An abandoned group (no members) keeps its committed offsets for days: the probe does not
+    wait on it, so it never turns late (the pipeline component names it when it is behind)."""
+    readings, pipeline = demo()
+    hops = tuple(replace(h, reader=replace(h.reader, state="EMPTY")) if h.reader and h.reader.id == WATCH else h
+                 for h in pipeline.hops)
+    passages = run(readings, replace(pipeline, hops=hops), [{JOB: 10, STREAMS: 10, SINK: 200}] * 3)
+    assert seconds(passages) == {JOB: 1.0, STREAMS: 1.0, SINK: 2.0}
+    assert probe_health(pipeline, passages)[0] == []
