@@ -50,8 +50,8 @@ class DataScreen(Screen):
         if self.is_current and not self._fetching():
             self.reload()
 
-    def _fetching(self) -> bool:
-        return any(w.node is self and w.group == "fetch" and not (w.is_finished or w.is_cancelled)
+    def _fetching(self, group: str = "fetch") -> bool:
+        return any(w.node is self and w.group == group and not (w.is_finished or w.is_cancelled)
                    for w in self.app.workers)
 
     def reload(self) -> None:

@@ -82,8 +82,7 @@ class OverviewScreen(DataScreen):
             card.show(states[component].value,
                       reason or figures.get(component) or _figures(component, evaluation.metrics))
         self.query_one(FilterTable).set_rows(rows)
-        if not any(w.node is self and w.group == "flow" and not (w.is_finished or w.is_cancelled)
-                   for w in self.app.workers):
+        if not self._fetching("flow"):
             self._fetch_flow()
         if self.app.trace:
             self.call_after_refresh(self.app.trace.write, "overview_painted",
