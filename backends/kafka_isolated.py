@@ -14,14 +14,20 @@ signals. Fork after
 imports costs a few milliseconds; the answer crosses a pipe as a pickle. The child writes
 nothing of its own (no log file: a dry run leaves the state dir as it was); librdkafka's
 assertion text, if any, goes to the command's stderr as it did in process.
+
+A child that does not answer within its patience is killed. With STREAMCTL_CHILD_STACKS set
+(the test suite sets it), its Python stacks go to stderr first: a hang is then a place in the
+code, not a guess.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
 import signal
+import sys
 import time
 from functools import partial
 
@@ -30,6 +36,8 @@ from streamctl.backends.kafka_client import KafkaError
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
 CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
+STACKS_ON_HANG = "STREAMCTL_CHILD_STACKS"
+STACKS_SIGNAL = signal.SIGUSR1
 
 
 class KafkaClientCrashed(KafkaError):
@@ -104,6 +112,7 @@ def _fork_and_run(function, patience: float, what: str):
     finally:
         os.close(read_end)
     if data is None:
+        _dump_stacks(pid)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         raise KafkaError(f"{what}: no answer from the Kafka client in {patience:.0f} s")
@@ -123,6 +132,8 @@ def _fork_and_run(function, patience: float, what: str):
 def _child(function, write_end: int) -> None:
     try:
         _die_with_parent()
+        if os.environ.get(STACKS_ON_HANG):
+            faulthandler.register(STACKS_SIGNAL, file=sys.stderr, all_threads=True)
         try:
             outcome = (True, function())
         except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called
@@ -135,6 +146,14 @@ def _child(function, write_end: int) -> None:
             out.write(data)
     finally:
         os._exit(0)  # no atexit handlers, no client teardown: the parent has what it needs
+
+
+def _dump_stacks(pid: int) -> None:
+    """A hung child's Python stacks to stderr (STREAMCTL_CHILD_STACKS), before it is killed."""
+    if os.environ.get(STACKS_ON_HANG):
+        print(f"streamctl: the Kafka client child {pid} hung; its threads:", file=sys.stderr, flush=True)
+        os.kill(pid, STACKS_SIGNAL)
+        time.sleep(0.5)  # faulthandler writes from the signal handler, even in C code
 
 
 def _read_all(fd: int, patience: float) -> bytes | None:

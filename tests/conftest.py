@@ -16,6 +16,10 @@ from streamctl.backends.kafka_isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 
+# A forked Kafka child that hangs prints its Python stacks before it is killed (kafka_isolated),
+# here and in every `streamctl` the tests start.
+os.environ.setdefault("STREAMCTL_CHILD_STACKS", "1")
+
 
 class RunningSandbox:
     """The session's sandbox plus the controls integration tests need."""

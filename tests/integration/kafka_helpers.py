@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import socket
+import subprocess
+import sys
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +34,22 @@ def commit(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> N
                         asynchronous=False)
     finally:
         consumer.close()
+
+
+@contextmanager
+def live_member(bootstrap: str, topic: str, group: str, client_id: str):
+    """A member of `group` polling `topic` in a process of its own (live_member.py says why)."""
+    member = subprocess.Popen([sys.executable, "-m", "tests.integration.live_member", bootstrap, topic, group,
+                               client_id], cwd=Path(__file__).parents[2])
+    try:
+        yield member
+    finally:
+        member.terminate()
+        try:
+            member.wait(30)
+        except subprocess.TimeoutExpired:
+            member.kill()
+            member.wait()
 
 
 def write_context(path: Path, bootstrap: str, name: str = "it", **context) -> Path:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.jvm.java import run_tool
-from tests.integration.kafka_helpers import commit, produce, unique, write_context
+from tests.integration.kafka_helpers import commit, live_member, produce, unique, write_context
 
 pytestmark = pytest.mark.integration
 
@@ -170,27 +169,10 @@ def test_reset_of_a_group_with_a_live_consumer_is_refused(sandbox, ops):
     topic, group = unique("live"), unique("liveg")
     admin(sandbox).create_topic(topic, 1, 3)
     produce(sandbox.bootstrap_servers, topic, 10)
-    stop = threading.Event()
-    consumer = Consumer({"bootstrap.servers": sandbox.bootstrap_servers, "group.id": group,
-                         "client.id": "live-reader", "auto.offset.reset": "earliest", "log_level": "0"})
-    consumer.subscribe([topic])
-
-    def poll():
-        while not stop.is_set():
-            consumer.poll(0.2)
-
-    thread = threading.Thread(target=poll, daemon=True)
-    thread.start()
-    try:
-        sandbox.wait_until(lambda: admin(sandbox).snapshot(lag_time=False, group_filter=lambda g: g == group)
-                           .group(group) is not None and
-                           admin(sandbox).snapshot(lag_time=False, group_filter=lambda g: g == group)
-                           .group(group).state == "STABLE", what="the consumer to join")
+    with live_member(sandbox.bootstrap_servers, topic, group, "live-reader"):
+        sandbox.wait_until(lambda: getattr(admin(sandbox).snapshot(lag_time=False, group_filter=lambda g: g == group)
+                                           .group(group), "state", None) == "STABLE", what="the consumer to join")
         result = ops("groups", "reset-offsets", group, "--topic", topic, "--to-earliest", "--execute")
-    finally:
-        stop.set()
-        thread.join()
-        consumer.close()
     assert result.returncode != 0
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "active members" in result.stderr and "live-reader" in result.stderr

@@ -59,6 +59,19 @@ def test_a_child_that_hangs_is_killed_after_its_patience():
         call_in_child(lambda: time.sleep(30), patience=1, what="describe")
 
 
+def _wait_forever():
+    time.sleep(30)
+
+
+def test_a_hung_child_shows_where_it_hung_before_it_is_killed(monkeypatch, capfd):
+    monkeypatch.setenv("STREAMCTL_CHILD_STACKS", "1")
+    with pytest.raises(KafkaError, match="no answer from the Kafka client in 1 s"):
+        call_in_child(_wait_forever, patience=1, what="describe")
+    err = capfd.readouterr().err
+    assert "the Kafka client child" in err and "hung" in err
+    assert "in _wait_forever" in err, err
+
+
 def test_the_proxy_builds_its_client_in_the_child():
     built_in = []
 
