@@ -16,6 +16,11 @@ from streamctl.backends.kafka_client import KafkaError, new_client, reason, sock
 from streamctl.model.records import OutgoingRecord, Record
 
 BATCH = 1000
+# librdkafka stops fetching a partition whose prefetch queue is full and waits
+# fetch.queue.backoff.ms (1 s by default) before it asks again: a reader faster than one queue
+# a second idled most of the time (1M records of 220 B: 7.0 s to consume bare, 1.4 s with
+# 10 ms). A smaller queue bounds memory whatever the count (58 MB resident for that read).
+PREFETCH = {"fetch.queue.backoff.ms": "10", "queued.min.messages": "20000", "queued.max.messages.kbytes": "16384"}
 TIMESTAMP_TYPES = {0: "none", 1: "create", 2: "log-append"}
 
 
@@ -34,6 +39,7 @@ class RecordReader:
             "auto.offset.reset": "earliest",
             "socket.timeout.ms": socket_timeout_ms(timeout),
             "log_level": "0",
+            **PREFETCH,
         })
 
     def close(self) -> None:
@@ -88,6 +94,12 @@ class RecordReader:
              stop: Callable[[], bool] = lambda: False) -> Iterator[Record]:
         """Records from each partition's start offset; without `follow`, until each partition's
         end offset (read once, before reading), or `timeout` seconds without a record."""
+        for batch in self.read_batches(topic, start, follow, stop):
+            yield from batch
+
+    def read_batches(self, topic: str, start: dict[int, int], follow: bool = False,
+                     stop: Callable[[], bool] = lambda: False) -> Iterator[list[Record]]:
+        """What read() yields, a list per fetch (up to BATCH records, never empty)."""
         ends = {p: self.watermarks(topic, p)[1] for p in start}
         pending = {p for p, offset in start.items() if follow or offset < ends[p]}
         if not pending:
@@ -103,6 +115,7 @@ class RecordReader:
                                          f"{sorted(pending)} of {topic} before their end")
                     continue
                 quiet_since = time.monotonic()
+                batch = []
                 for message in messages:
                     error = message.error()
                     if error is not None:
@@ -111,24 +124,25 @@ class RecordReader:
                                 pending.discard(message.partition())
                             continue
                         raise KafkaError(f"reading {topic}/{message.partition()}: {error.str()}")
-                    partition = message.partition()
+                    partition, offset = message.partition(), message.offset()
                     if partition not in pending:
                         continue
-                    if not follow and message.offset() >= ends[partition]:
+                    if not follow and offset >= ends[partition]:
                         pending.discard(partition)
                         continue
-                    yield _record(message)
-                    if not follow and message.offset() + 1 >= ends[partition]:
+                    batch.append(_record(message, topic, partition, offset))
+                    if not follow and offset + 1 >= ends[partition]:
                         pending.discard(partition)
+                if batch:
+                    yield batch
         finally:
             self._consumer.unassign()
 
 
-def _record(message) -> Record:
+def _record(message, topic: str, partition: int, offset: int) -> Record:
     kind, stamp = message.timestamp()
     headers = message.headers()
-    return Record(message.topic(), message.partition(), message.offset(),
-                  stamp if kind != 0 else None, TIMESTAMP_TYPES.get(kind, "none"),
+    return Record(topic, partition, offset, stamp if kind else None, TIMESTAMP_TYPES.get(kind, "none"),
                   message.key(), message.value(), tuple(headers) if headers else ())
 
 

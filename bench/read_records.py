@@ -19,6 +19,9 @@ as whole processes taking turns, their output to /dev/null (median of --runs: th
   streamctl small  the same with --limit SMALL (--small, 100k): memory must not grow with the count
   kcat             `kcat -b BOOTSTRAP -C -t TOPIC -e -o beginning -J -q -c N` (Debian's kcat; skipped,
                    saying so, when it is not installed)
+  floor            bench/records_floor.py: a minimal Python process reading the same records with
+                   the same client and printing the same JSON Lines, nothing else (what Python
+                   and confluent-kafka cost before streamctl adds anything)
   ConsoleConsumer  Kafka's, from the fetched jar set, as kafka-console-consumer.sh runs it
                    (java -Xmx512M ... --from-beginning --max-messages N); skipped without java/jars
 Each run's peak resident memory: the process tree's RSS summed, sampled every 20 ms (psutil), and
@@ -270,6 +273,8 @@ def _commands(bootstrap: str, topic: str, records: int, small: int) -> tuple[dic
     if small < records:
         commands["streamctl small"] = Command(streamctl(small), "", small)
     skipped = {}
+    commands["floor"] = Command([sys.executable, "-m", "bench.records_floor", bootstrap, topic, str(records)],
+                                "", records)
     if kcat := shutil.which("kcat") or shutil.which("kafkacat"):
         commands["kcat"] = Command([kcat, "-b", bootstrap, "-C", "-t", topic, "-e", "-o", "beginning", "-J", "-q",
                                     "-c", str(records)], "", records)
@@ -465,6 +470,7 @@ def _report(args, bootstrap, topic, commands, skipped, first, samples, counted, 
           f" {'(sampled':>9} {'kernel)':>8}" + ("" if GNU_TIME else "   (no GNU time: kernel figure 0)"))
     labels = {"streamctl": f"streamctl topics read -o json {args.records // 1000}k",
               "streamctl small": f"streamctl topics read -o json {args.small // 1000}k",
+              "floor": "floor (bench/records_floor.py)",
               "kcat": "kcat -C -J", "ConsoleConsumer": "ConsoleConsumer (java -Xmx512M)"}
     for name in samples:
         expected = commands[name].expected
@@ -495,6 +501,11 @@ def _report(args, bootstrap, topic, commands, skipped, first, samples, counted, 
               f"cpu = {cpu['streamctl'] / cpu['ConsoleConsumer']:.2f}x")
     else:
         print("ratio streamctl / ConsoleConsumer: not measured (ConsoleConsumer skipped)   (target < 1x: unknown)")
+    floor = warm["floor"]
+    print(f"ratio streamctl / floor, warm = {ours / floor:5.2f}x; cold = "
+          f"{first['streamctl'].seconds / first['floor'].seconds:.2f}x; cpu = {cpu['streamctl'] / cpu['floor']:.2f}x"
+          + (f"   (the floor itself / ConsoleConsumer = {floor / warm['ConsoleConsumer']:.2f}x)"
+             if "ConsoleConsumer" in warm else ""))
     sizes = [name for name in ("streamctl small", "streamctl") if name in peak]
     worst = max(peak[name] for name in sizes)
     curve = ", ".join(f"{commands[name].expected} records {peak[name]:.0f} MB" for name in sizes)

@@ -78,44 +78,25 @@ def topics_read(session: Session, topic: str, partitions, offset, from_time, fro
         if max_bytes is None and output == "table":
             max_bytes = TABLE_MAX_BYTES
         # A table waits for its last row: when following, each record is printed as it comes.
-        shown = _write(reader.read(topic, starts, follow=follow), keep, masker,
+        shown = _write(reader.read_batches(topic, starts, follow=follow), keep, masker,
                        "lines" if follow and output == "table" else output, limit, max_bytes)
     if output == "table":
         click.echo(f"{shown} record(s)", err=True)
 
 
-def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None) -> int:
-    """Print kept records as they come; stops at `limit` records or `max_bytes`."""
-    from streamctl.kafka import records
-
+def _write(batches, keep, masker, output: str, limit: int, max_bytes: int | None) -> int:
+    """Print kept records as they come (a batch per fetch); stops at `limit` records or at the
+    first record that reaches `max_bytes`."""
     out = sys.stdout
-    filtering = keep.active
-    table_rows, shown, size, interrupted = [], 0, 0, False
-    writer = csv.writer(out) if output == "csv" else None
-    if writer:
-        writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
+    table_rows: list = []
+    emit = _emitter(output, out, table_rows)
+    shown, size, interrupted = 0, 0, False
     try:
-        for record in stream:
-            if filtering and not keep.keeps(record):
-                continue
-            record = masker.apply(record)
-            if output == "json":
-                out.write(records.to_json_line(record) + "\n")
-            elif output == "csv":
-                writer.writerow(records.csv_row(record))
-            elif output == "raw":
-                sys.stdout.buffer.write((record.value or b"") + b"\n")
-            elif output == "lines":
-                out.write(records.text_line(record) + "\n")
-                out.flush()
-            else:
-                table_rows.append(record)
-            shown += 1
-            if max_bytes is not None:
-                size += record.size
-                if size >= max_bytes:
-                    break
-            if shown >= limit:
+        for batch in _kept(batches, keep if keep.active else None, masker):
+            batch, used, done = _take(batch, limit - shown, None if max_bytes is None else max_bytes - size)
+            emit(batch)
+            shown, size = shown + len(batch), size + used
+            if done:
                 break
     except KeyboardInterrupt:
         interrupted = True
@@ -133,6 +114,48 @@ def _write(stream, keep, masker, output: str, limit: int, max_bytes: int | None)
         sys.stderr.flush()
         os._exit(130)
     return shown
+
+
+def _kept(batches, keep, masker):
+    """Each batch's records that `keep` keeps (all when None), masked; empty batches skipped."""
+    for batch in batches:
+        if kept := [r for r in batch if keep.keeps(r)] if keep else batch:
+            yield masker.apply_all(kept)
+
+
+def _take(batch: list, room: int, byte_room: int | None) -> tuple[list, int, bool]:
+    """The records of `batch` that fit in `room` more records and, unless `byte_room` is None,
+    up to the first that reaches `byte_room` bytes; their bytes; whether that ends the read."""
+    taken = batch[:room]
+    done = len(taken) == room
+    if byte_room is None:
+        return taken, 0, done
+    used = 0
+    for i, record in enumerate(taken):
+        used += record.size
+        if used >= byte_room:
+            return taken[:i + 1], used, True
+    return taken, used, done
+
+
+def _emitter(output: str, out, table_rows: list):
+    """Prints a batch of records in `output` form (a table collects them in `table_rows`)."""
+    from streamctl.kafka import records
+
+    if output == "json":
+        return lambda batch: out.write("".join([records.to_json_line(r) + "\n" for r in batch]))
+    if output == "csv":
+        writer = csv.writer(out)
+        writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
+        return lambda batch: writer.writerows(map(records.csv_row, batch))
+    if output == "raw":
+        return lambda batch: out.buffer.write(b"".join([(r.value or b"") + b"\n" for r in batch]))
+    if output == "lines":
+        def lines(batch):
+            out.write("".join([records.text_line(r) + "\n" for r in batch]))
+            out.flush()
+        return lines
+    return table_rows.extend
 
 
 @click.command("produce")

@@ -78,6 +78,27 @@ def test_masking_defaults_and_configured_paths():
         Masker.from_config(["card_number"])
 
 
+def test_masking_finds_fields_named_in_any_case_or_by_glob():
+    masker = Masker.from_config(["value.cardNumber", "value.card.*", "value.items.0.pin?"])
+    record = _record(b'{"cardNumber": "4111", "card": {"cvv": "123"}, "items": [{"pin1": "0000"}], "n": 1}')
+    assert json.loads(masker.apply(record).value) == {
+        "cardNumber": MASK, "card": {"cvv": MASK}, "items": [{"pin1": MASK}], "n": 1}
+
+
+def test_masking_a_batch_looks_at_each_record_only_when_one_may_need_it():
+    masker = Masker.from_config(["value.card.number"])
+    plain = [_record(b'{"n": %d}' % i) for i in range(3)]
+    assert masker.apply_all(plain) is plain
+    mixed = [*plain, _record(b'{"card": {"number": "4111"}}'), _record(b'{"token": "t"}'),
+             _record(b'{"n": 4}', headers=[("authorization", b"x")])]
+    masked = masker.apply_all(mixed)
+    assert masked == [masker.apply(r) for r in mixed]
+    assert json.loads(masked[3].value) == {"card": {"number": MASK}} and json.loads(masked[4].value) == {"token": MASK}
+    assert masked[5].headers == (("authorization", MASK.encode()),)
+    split = [_record(b'{"pass": 1}'), _record(b'{"word": 2}')]  # no needle across two values
+    assert masker.apply_all(split) is split
+
+
 def test_previews_are_bounded_and_show_binary_as_hex():
     assert preview(bytes(range(10))) == "0x00010203040506070809"
     assert len(preview(b"y" * 10_000_000)) == 61
