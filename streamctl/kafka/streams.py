@@ -39,10 +39,20 @@ def internal_role(app_id: str, topic: str) -> str | None:
     return None
 
 
-def is_streams_app(group: ConsumerGroup, topic_names, declared=()) -> bool:
-    if group.protocol == STREAMS_ASSIGNOR or group.id in declared:
-        return True
-    return any(internal_role(group.id, name) for name in topic_names)
+def internal_topic_owners(topic_names) -> set[str]:
+    """Every id an internal topic among `topic_names` could belong to: each prefix of its name
+    before a "-" (an application id may hold "-" itself). One pass over the topics, where asking
+    each group against each topic cost 90,000 calls for 300 groups and 300 topics."""
+    owners = set()
+    for name in topic_names:
+        if name.endswith("-changelog") or name.endswith("-repartition") or _FK_JOIN_TOPIC.search(name):
+            owners.update(name[:at] for at, char in enumerate(name) if char == "-")
+    return owners
+
+
+def is_streams_app(group: ConsumerGroup, owners: set[str], declared=()) -> bool:
+    """`owners`: internal_topic_owners() of the snapshot's topics."""
+    return group.protocol == STREAMS_ASSIGNOR or group.id in declared or group.id in owners
 
 
 def find_apps(snap: KafkaSnapshot, allowed_lag: int = 0,
@@ -51,11 +61,12 @@ def find_apps(snap: KafkaSnapshot, allowed_lag: int = 0,
     apps the context declares (kafka.streams), with their output topics; a declared app is
     known even when stopped and without internal topics (after a reset)."""
     names = [t.name for t in snap.topics]
+    owners = internal_topic_owners(names)
     lags_by_group = defaultdict(list)
     for lag in snap.lags:
         lags_by_group[lag.group].append(lag)
     return [_app(snap, group, names, lags_by_group[group.id], allowed_lag, (outputs or {}).get(group.id, []))
-            for group in sorted(snap.groups, key=lambda g: g.id) if is_streams_app(group, names, outputs or {})]
+            for group in sorted(snap.groups, key=lambda g: g.id) if is_streams_app(group, owners, outputs or {})]
 
 
 def _app(snap, group, names, lags, allowed_lag: int, outputs: list[str]) -> StreamsApp:

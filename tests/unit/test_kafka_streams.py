@@ -8,9 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from streamctl.kafka.serialize import snapshot_from_dict
-from streamctl.kafka.streams import find_apps, internal_role, streams_health
+from streamctl.kafka.streams import find_apps, internal_role, internal_topic_owners, streams_health
 from streamctl.model.health import Severity
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"
@@ -34,6 +35,15 @@ def codes(apps) -> dict[str, Severity]:
 ])
 def test_internal_topics_are_named_by_the_application_id(topic, role):
     assert internal_role(APP, topic) == role
+
+
+@given(ids=st.lists(st.sampled_from(["a", "a-b", "app", "a-b-c", "b", "app-x"]), max_size=4),
+       topics=st.lists(st.builds("-".join, st.lists(st.sampled_from(
+           ["a", "b", "c", "app", "x", "store", "changelog", "repartition", ""]), min_size=1, max_size=5)), max_size=6))
+def test_the_owners_of_internal_topics_are_the_ids_internal_role_names(ids, topics):
+    owners = internal_topic_owners(topics)
+    for app_id in ids:
+        assert (app_id in owners) == any(internal_role(app_id, t) for t in topics), (app_id, topics)
 
 
 def test_a_running_app_with_its_threads_and_topics():
