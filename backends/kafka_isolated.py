@@ -27,7 +27,6 @@ import os
 import pickle
 import select
 import signal
-import sys
 import time
 from functools import partial
 
@@ -133,7 +132,9 @@ def _child(function, write_end: int) -> None:
     try:
         _die_with_parent()
         if os.environ.get(STACKS_ON_HANG):
-            faulthandler.register(STACKS_SIGNAL, file=sys.stderr, all_threads=True)
+            # fd 2, not sys.stderr: a caller may have replaced that with an object without a
+            # file descriptor (a Textual app does), and the answer matters more than the stacks.
+            faulthandler.register(STACKS_SIGNAL, file=2, all_threads=True)
         try:
             outcome = (True, function())
         except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called
@@ -151,7 +152,7 @@ def _child(function, write_end: int) -> None:
 def _dump_stacks(pid: int) -> None:
     """A hung child's Python stacks to stderr (STREAMCTL_CHILD_STACKS), before it is killed."""
     if os.environ.get(STACKS_ON_HANG):
-        print(f"streamctl: the Kafka client child {pid} hung; its threads:", file=sys.stderr, flush=True)
+        os.write(2, f"streamctl: the Kafka client child {pid} hung; its threads:\n".encode())
         os.kill(pid, STACKS_SIGNAL)
         time.sleep(0.5)  # faulthandler writes from the signal handler, even in C code
 

@@ -3,6 +3,7 @@ after a pause, four in a row are named; the caller's process never dies of it.""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import time
@@ -70,6 +71,14 @@ def test_a_hung_child_shows_where_it_hung_before_it_is_killed(monkeypatch, capfd
     err = capfd.readouterr().err
     assert "the Kafka client child" in err and "hung" in err
     assert "in _wait_forever" in err, err
+
+
+def test_stacks_on_hang_need_no_real_stderr_to_answer(monkeypatch):
+    """A Textual app replaces sys.stderr with an object without a file descriptor: the child
+    registers its stack dump on fd 2 and answers as usual."""
+    monkeypatch.setenv("STREAMCTL_CHILD_STACKS", "1")
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert call_in_child(lambda: 42, patience=10, what="answer") == 42
 
 
 def test_the_proxy_builds_its_client_in_the_child():
