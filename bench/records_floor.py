@@ -7,8 +7,8 @@ filters, masking, limits or checks).
 
 Assigns every partition from its beginning (no group joined), consumes in batches of 1,000 with
 librdkafka's prefetch as streamctl sets it (backends/kafka_records.PREFETCH), and writes one line
-a record: topic, partition, offset, timestamp, key and value as JSON strings, headers. Stops
-after COUNT records.
+a record: topic, partition, offset, timestamp and its type, key and value as JSON strings,
+headers (the fields `topics read -o json` writes). Stops after COUNT records.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import uuid
 
 from confluent_kafka import Consumer, TopicPartition
 
-from streamctl.backends.kafka_records import PREFETCH
+from streamctl.backends.kafka_records import PREFETCH, TIMESTAMP_TYPES
 
 TIMEOUT = 30
 
@@ -36,8 +36,10 @@ def main(bootstrap: str, topic: str, count: str) -> None:
             if message.error():
                 continue
             key, value = message.key(), message.value()
+            kind, stamp = message.timestamp()
             write(f'{{"topic": {string(message.topic())}, "partition": {message.partition()}, '
-                  f'"offset": {message.offset()}, "timestamp": {message.timestamp()[1]}, '
+                  f'"offset": {message.offset()}, "timestamp": {stamp}, '
+                  f'"timestamp_type": "{TIMESTAMP_TYPES.get(kind, "none")}", '
                   f'"key": {"null" if key is None else string(key.decode())}, '
                   f'"value": {"null" if value is None else string(value.decode())}, "headers": []}}\n')
             left -= 1
