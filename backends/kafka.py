@@ -119,7 +119,8 @@ class KafkaBackend:
                  group_filter: Callable[[str], bool] = lambda _: True,
                  known_record_times: Mapping[tuple[str, int, int], float] | None = None,
                  group_members: bool = True, group_offsets: bool = True,
-                 topic_configs: bool = True, known_groups: Iterable[str] = ()) -> KafkaSnapshot:
+                 topic_configs: bool = True, known_groups: Iterable[str] = (),
+                 known_topic_configs: Mapping[str, tuple[dict[str, str], float]] | None = None) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
 
         `group_members=False` skips describing the groups: each then has only the state and
@@ -132,6 +133,11 @@ class KafkaBackend:
 
         `known_record_times`: timestamps of records read before, by (topic, partition, offset).
         A record's timestamp never changes, so those are not read again.
+
+        `known_topic_configs`: key configs read before, with when, by topic. A topic whose
+        every partition has its full ISR keeps them instead of being described again: then
+        only min.insync.replicas against the replica count matters, which a stale value
+        judges as well. A topic with a shrunk ISR or no leader is always described afresh.
 
         `known_groups`: groups seen before (the lag history's). The listing asks every broker
         for the groups it coordinates, and while a coordinator moves a group can be on neither
@@ -151,7 +157,7 @@ class KafkaBackend:
             groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter,
                                       group_members, group_offsets, known_groups) if groups else None)
             md = self._metadata(None, deadline)
-            configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs)
+            configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs, known_topic_configs or {})
             earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
             configs = configs_job.result()
             described, committed, offsets_read_at = _partial(groups_job, errors, "consumer groups")
@@ -202,17 +208,20 @@ class KafkaBackend:
         kept = (found.get(g, ConsumerGroup(id=g, state="UNKNOWN")) for g in ids if g not in gone)
         return tuple(g for g in kept if g.state != "DEAD")
 
-    def _configs(self, md, deadline: Deadline, errors: list[str], topics: bool = True):
-        """Key configs of every topic (when `topics`; and, the first time, one broker's) in one batched call."""
-        resources = [ConfigResource(ResourceType.TOPIC, t.topic)
-                     for t in md.topics.values() if t.error is None] if topics else []
+    def _configs(self, md, deadline: Deadline, errors: list[str], topics: bool,
+                 known: Mapping[str, tuple[dict[str, str], float]]) -> dict[str, tuple[dict[str, str], float]]:
+        """(key configs, when read) of every topic (when `topics`; and, the first time, one
+        broker's): the `known` ones of topics whose ISR is full, the others in one batched call."""
+        online = [t for t in md.topics.values() if t.error is None] if topics else []
+        configs = {t.topic: known[t.topic] for t in online if t.topic in known and _isr_full(t)}
+        resources = [ConfigResource(ResourceType.TOPIC, t.topic) for t in online if t.topic not in configs]
         broker = _broker_resource(md) if self.kraft is None and md.brokers else None
         if broker is not None:
             resources.append(broker)
         if not resources:
-            return {}
+            return configs
+        read_at = time.time()
         futures = self._configs_admin().describe_configs(resources, request_timeout=deadline.left("describe_configs"))
-        configs: dict[str, dict[str, str]] = {}
         for resource, future in futures.items():
             try:
                 entries = future.result(timeout=deadline.left("describe_configs"))
@@ -222,7 +231,7 @@ class KafkaBackend:
             if resource == broker:
                 self._learn_mode(entries)
             else:
-                configs[resource.name] = {k: entries[k].value for k in KEY_CONFIGS if k in entries}
+                configs[resource.name] = ({k: entries[k].value for k in KEY_CONFIGS if k in entries}, read_at)
         return configs
 
     def _watermarks(self, probe: Consumer, pool, md, deadline: Deadline, errors: list[str],
@@ -433,6 +442,10 @@ class KafkaBackend:
         call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
 
 
+def _isr_full(topic_metadata) -> bool:
+    return all(p.leader >= 0 and len(p.isrs) == len(p.replicas) for p in topic_metadata.partitions.values())
+
+
 def _broker_resource(md) -> ConfigResource:
     return ConfigResource(ResourceType.BROKER, str(min(md.brokers)))
 
@@ -451,14 +464,14 @@ def _snapshot_of(md, kraft: bool, configs: dict | None = None, earliest: dict | 
     for t in sorted(md.topics.values(), key=lambda t: t.topic):
         if t.error is not None:
             continue
-        topic_configs = configs.get(t.topic, {})
+        topic_configs, configs_read_at = configs.get(t.topic, ({}, None))
         min_isr = _int(topic_configs.get("min.insync.replicas"))
         partitions = tuple(
             PartitionState(t.topic, p.id, p.leader, tuple(p.replicas), tuple(p.isrs),
                            earliest.get((t.topic, p.id)), latest.get((t.topic, p.id)), min_isr)
             for p in sorted(t.partitions.values(), key=lambda p: p.id)
         )
-        topics.append(Topic(t.topic, t.topic.startswith("__"), partitions, topic_configs))
+        topics.append(Topic(t.topic, t.topic.startswith("__"), partitions, topic_configs, configs_read_at))
     controller = None if kraft or md.controller_id < 0 else md.controller_id
     return KafkaSnapshot(time.time(), md.cluster_id, brokers, controller, kraft, tuple(topics))
 

@@ -9,11 +9,16 @@ refresh, which would otherwise hold the dashboard's GIL while the screen draws.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from streamctl.kafka.lagstore import GroupStatus, LagStore
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
+
+# Seconds a topic's key configs are reused while its ISR is full (backends/kafka.py): describing
+# 300 topics costs the brokers 0.2-0.4 s a run, most of check's wait on a large cluster.
+CONFIGS_KEPT = 300.0
 
 
 @dataclass(frozen=True)
@@ -29,12 +34,16 @@ class HistoryRequest:
 def snapshot_with_history(backend, request: HistoryRequest,
                           **snapshot_options) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
     """backend.snapshot(**snapshot_options), joined with the history as join_history does; the
-    record timestamps the history already holds are not read again. One open of the store
+    record timestamps the history already holds are not read again, nor the configs of topics
+    with a full ISR read in the last CONFIGS_KEPT seconds. One open of the store
     serves both (it holds no lock while the snapshot is read); the groups it holds are checked
     for when the group listing misses them."""
     with LagStore(request.store) as store:
+        configs = store.topic_configs(request.context, CONFIGS_KEPT, time.time())
         snap = backend.snapshot(known_record_times=store.record_times(request.context),
-                                known_groups=store.groups(request.context), **snapshot_options)
+                                known_groups=store.groups(request.context), known_topic_configs=configs,
+                                **snapshot_options)
+        store.record_topic_configs(request.context, snap.topics, kept=configs)
         return _join(store, snap, request)
 
 

@@ -31,8 +31,9 @@ partitions (and so groups) not seen for `expire_after` seconds.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -44,7 +45,7 @@ from typing import NamedTuple
 
 from streamctl import paths
 from streamctl.errors import StreamctlError
-from streamctl.model.kafka import PartitionLag
+from streamctl.model.kafka import PartitionLag, Topic
 
 # Each entry upgrades the schema by one version; user_version counts the entries applied.
 _MIGRATIONS = (
@@ -57,6 +58,10 @@ _MIGRATIONS = (
         context TEXT NOT NULL, topic TEXT NOT NULL, part INTEGER NOT NULL, "offset" INTEGER NOT NULL,
         ts REAL NOT NULL,
         PRIMARY KEY (context, topic, part, "offset")
+    ) WITHOUT ROWID""",
+    """CREATE TABLE topic_configs (
+        context TEXT NOT NULL, topic TEXT NOT NULL, read_at REAL NOT NULL, configs TEXT NOT NULL,
+        PRIMARY KEY (context, topic)
     ) WITHOUT ROWID""",
 )
 
@@ -145,6 +150,9 @@ class LagStore:
         try:
             with self._errors():
                 self._db.execute("PRAGMA journal_mode = WAL")
+                # No fsync per commit (~15 ms each): WAL stays consistent, and a power loss can
+                # cost only the latest sample, which the next run replaces.
+                self._db.execute("PRAGMA synchronous = NORMAL")
                 self._migrate()
         except StreamctlError:
             self._db.close()
@@ -192,7 +200,26 @@ class LagStore:
                 " GROUP BY grp, topic, part HAVING max(ts) < :cutoff)",
                 {"c": context, "cutoff": now - self.expire_after})
 
+    def record_topic_configs(self, context: str, topics: Iterable[Topic],
+                             kept: Mapping[str, tuple[dict[str, str], float]]) -> None:
+        """Keep the key configs of a snapshot's topics with when each was read, in place of
+        those kept before (a topic deleted since is forgotten), when it read any afresh (not
+        in `kept`, what topic_configs gave it): else nothing is written."""
+        rows = [(context, t.name, t.configs_read_at, json.dumps(t.configs))
+                for t in topics if t.configs_read_at is not None]
+        if any(name not in kept or kept[name][1] != read_at for _, name, read_at, _ in rows):
+            with self._write() as db:
+                db.execute("DELETE FROM topic_configs WHERE context = ?", (context,))
+                db.executemany("INSERT INTO topic_configs VALUES (?, ?, ?, ?)", rows)
+
     # ------------------------------------------------------------------ reading
+
+    def topic_configs(self, context: str, max_age: float, now: float) -> dict[str, tuple[dict[str, str], float]]:
+        """(key configs, when read) by topic, read within `max_age` seconds before `now`."""
+        with self._errors():
+            rows = self._db.execute("SELECT topic, configs, read_at FROM topic_configs WHERE context = ? AND read_at >= ?",
+                                    (context, now - max_age))
+            return {topic: (json.loads(configs), read_at) for topic, configs, read_at in rows}
 
     def record_times(self, context: str) -> dict[tuple[str, int, int], float]:
         """Timestamps of the records at the committed offsets `record` last stored, by

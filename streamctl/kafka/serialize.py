@@ -77,7 +77,7 @@ def snapshot_from_dict(data: dict) -> KafkaSnapshot:
     topics = tuple(
         Topic(t["name"], t["internal"], tuple(
             PartitionState(**{**p, "replicas": tuple(p["replicas"]), "isr": tuple(p["isr"])})
-            for p in t["partitions"]), dict(t["configs"]))
+            for p in t["partitions"]), dict(t["configs"]), t.get("configs_read_at"))
         for t in data["topics"]
     )
     groups = tuple(

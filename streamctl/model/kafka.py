@@ -54,6 +54,7 @@ class Topic:
     internal: bool
     partitions: tuple[PartitionState, ...]
     configs: dict[str, str] = field(default_factory=dict)
+    configs_read_at: float | None = None  # when `configs` were read from the cluster (None: not read)
 
     @property
     def replication_factor(self) -> int:

@@ -124,3 +124,24 @@ def test_without_topic_configs_the_partitions_and_lag_are_the_same(cluster):
     assert [(p.partition, p.leader, p.replicas, p.isr, p.low, p.high) for p in without.topic(topic).partitions] == \
         [(p.partition, p.leader, p.replicas, p.isr, p.low, p.high) for p in with_configs.topic(topic).partitions]
     assert [(l.partition, l.committed, l.lag) for l in without.lags] == [(0, 3, 7), (1, 4, 6)]
+
+
+def test_known_configs_are_reused_while_the_isr_is_full(cluster):
+    """check hands the snapshot the key configs it read in the last minutes: a topic whose ISR
+    is full keeps them (not described again); a topic it does not know is described."""
+    known_topic, new_topic = unique("keptconf"), unique("newconf")
+    cluster.kafka().create_topic(known_topic, 2, 3, config={"min.insync.replicas": "2"})
+    cluster.kafka().create_topic(new_topic, 2, 3, config={"min.insync.replicas": "2"})
+    earlier = time.time() - 60
+    # Not what the cluster holds: proves the value was not read again.
+    remembered = ({"min.insync.replicas": "3", "cleanup.policy": "delete"}, earlier)
+
+    before = time.time()
+    snap = cluster.kafka().snapshot(groups=False, known_topic_configs={known_topic: remembered})
+
+    kept, fresh = snap.topic(known_topic), snap.topic(new_topic)
+    assert kept.configs == remembered[0] and kept.configs_read_at == earlier
+    assert {p.min_isr for p in kept.partitions} == {3}
+    assert {p.at_min_isr for p in kept.partitions} == {True}, "3 in the ISR against a min of 3"
+    assert fresh.configs["min.insync.replicas"] == "2" and fresh.configs_read_at >= before
+    assert {p.min_isr for p in fresh.partitions} == {2}

@@ -4,6 +4,7 @@ judges, and the lag in time it completes from the history; and the dashboard's o
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -75,9 +76,11 @@ class RecordingBackend:
     def __init__(self, snap) -> None:
         self.snap = snap
         self.known: list[dict] = []
+        self.known_configs: list[dict] = []
 
-    def snapshot(self, known_record_times=None, **options):
+    def snapshot(self, known_record_times=None, known_topic_configs=None, **options):
         self.known.append(known_record_times)
+        self.known_configs.append(known_topic_configs)
         return self.snap
 
 
@@ -118,3 +121,15 @@ def test_samples_are_dated_when_the_offsets_were_read_not_when_the_snapshot_ende
     join_history(quick, request(tmp_path))
     _, statuses = join_history(slow, request(tmp_path))
     assert statuses[lag.group].status is not LagStatus.REWOUND, statuses[lag.group].detail
+
+
+def test_topic_configs_read_once_are_handed_to_the_next_snapshot(tmp_path, snap):
+    read_at = time.time() - 10
+    configured = replace(snap, topics=tuple(replace(t, configs_read_at=read_at) for t in snap.topics))
+    backend = RecordingBackend(configured)
+
+    snapshot_with_history(backend, request(tmp_path))
+    snapshot_with_history(backend, request(tmp_path))
+
+    expected = {t.name: (t.configs, read_at) for t in snap.topics}
+    assert any(t.configs for t in snap.topics) and backend.known_configs == [{}, expected]

@@ -11,7 +11,7 @@ import pytest
 
 from streamctl.errors import StreamctlError
 from streamctl.kafka.lagstore import GroupStatus, LagStatus, LagStore
-from streamctl.model.kafka import PartitionLag
+from streamctl.model.kafka import PartitionLag, Topic
 
 T0 = 1_700_000_000.0
 MINUTE = 60.0
@@ -267,7 +267,7 @@ def test_new_file_is_wal_with_a_schema_version(tmp_path):
     LagStore(path).close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
     with LagStore(path) as store:  # reopening keeps the data and the version
         store.record("ctx", [lag(1, 1)], T0)
     with LagStore(path) as store:
@@ -286,8 +286,9 @@ def test_a_version_1_file_is_upgraded_and_keeps_its_samples(tmp_path):
     with LagStore(path) as store:
         assert store.groups("ctx") == ["g"]
         assert store.record_times("ctx") == {}
+        assert store.topic_configs("ctx", 300, T0) == {}
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
 
 
 def test_record_times_are_those_of_the_latest_snapshot(store):
@@ -362,3 +363,32 @@ def test_a_stale_sample_from_an_overlapping_read_is_not_stored(store, tmp_path):
     assert rows == [(T0 + 14, 731, 800), (T0 + 18, 740, 810)]
     store.record("ctx", [lag(0, 5)], T0 + 18 + 31)  # the topic recreated: its log restarts
     assert store._db.execute("SELECT max(ts), min(log_end) FROM samples").fetchone() == (T0 + 49, 5)
+
+
+def configured(name: str, min_isr: str, read_at: float | None) -> Topic:
+    return Topic(name, False, (), {"min.insync.replicas": min_isr}, read_at)
+
+
+def test_topic_configs_are_kept_for_their_time_and_replaced_by_fresher(store):
+    store.record_topic_configs("ctx", [configured("a", "2", T0), configured("b", "1", T0)], kept={})
+    store.record_topic_configs("other", [configured("a", "3", T0)], kept={})
+    assert store.topic_configs("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "2"}, T0),
+                                                          "b": ({"min.insync.replicas": "1"}, T0)}
+    assert store.topic_configs("ctx", 300, T0 + 301) == {}, "older than max_age: read again"
+
+    kept = store.topic_configs("ctx", 300, T0 + 100)
+    # a was read again (changed); b reused; c is new; a topic no longer there is forgotten.
+    store.record_topic_configs("ctx", [configured("a", "3", T0 + 100), configured("c", "2", T0 + 100)], kept)
+    assert store.topic_configs("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "3"}, T0 + 100),
+                                                          "c": ({"min.insync.replicas": "2"}, T0 + 100)}
+    assert store.topic_configs("other", 300, T0) == {"a": ({"min.insync.replicas": "3"}, T0)}
+
+
+def test_reused_topic_configs_are_not_written_again(store, tmp_path):
+    store.record_topic_configs("ctx", [configured("a", "2", T0)], kept={})
+    kept = store.topic_configs("ctx", 300, T0 + 10)
+    with sqlite3.connect(tmp_path / "lag.sqlite") as db:
+        db.execute("UPDATE topic_configs SET configs = '{}'")  # would be overwritten by a write
+    store.record_topic_configs("ctx", [configured("a", "2", T0)], kept)  # all reused: nothing to write
+    store.record_topic_configs("ctx", [configured("a", "2", None)], kept)  # not read at all: likewise
+    assert store.topic_configs("ctx", 300, T0 + 10) == {"a": ({}, T0)}
