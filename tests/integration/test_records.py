@@ -228,3 +228,33 @@ def test_follow_prints_new_records_as_they_come_until_interrupted(sandbox, recor
         _, err = proc.communicate(timeout=30)
     assert proc.returncode in (0, 130) and "Traceback" not in err, err
     assert lines[0].split("\t")[:2] == ["0", "0"] and lines[0].rstrip("\n").endswith("followed-7")
+
+
+class _CountingConsumer:
+    """The reader's real consumer, with how many messages each consume() asked for."""
+
+    def __init__(self, consumer):
+        self._consumer = consumer
+        self.asked: list[int] = []
+
+    def consume(self, num_messages, timeout):
+        self.asked.append(num_messages)
+        return self._consumer.consume(num_messages, timeout)
+
+    def __getattr__(self, name):
+        return getattr(self._consumer, name)
+
+
+def test_a_read_asks_only_for_the_records_left_so_its_last_fetch_does_not_wait(sandbox):
+    """consume() waits until it has as many messages as asked or its timeout: a read asking for
+    a batch of 1,000 when 7 records are left waited a second for nothing (each `--last 1` took 1.4 s)."""
+    from streamctl.backends.kafka_records import BATCH, RecordReader
+
+    topic = _topic(sandbox, partitions=3)
+    _produce(sandbox, topic, [{"value": b"v%d" % i, "partition": i % 3} for i in range(7)])
+    with RecordReader({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=10) as reader:
+        counting = reader._consumer = _CountingConsumer(reader._consumer)
+        read = [r for batch in reader.read_batches(topic, {0: 1, 1: 0, 2: 0}) for r in batch]
+
+    assert sorted((r.partition, r.offset) for r in read) == [(0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 1)]
+    assert counting.asked[0] == 6 and all(asked <= 6 for asked in counting.asked) and BATCH > 6
