@@ -78,6 +78,13 @@ def test_masking_defaults_and_configured_paths():
         Masker.from_config(["card_number"])
 
 
+def test_every_spelling_of_password_and_the_other_secret_names_are_masked_by_default():
+    masker = Masker.from_config()
+    names = ["password", "dbPasswd", "Passwort", "client_secret", "accessToken", "authorization", "api_key", "apiKey"]
+    record = _record(json.dumps({**{name: "s3cr3t" for name in names}, "pass": "p", "n": 1}).encode())
+    assert json.loads(masker.apply_all([record])[0].value) == {**{name: MASK for name in names}, "pass": "p", "n": 1}
+
+
 def test_masking_finds_fields_named_in_any_case_or_by_glob():
     masker = Masker.from_config(["value.cardNumber", "value.card.*", "value.items.0.pin?"])
     record = _record(b'{"cardNumber": "4111", "card": {"cvv": "123"}, "items": [{"pin1": "0000"}], "n": 1}')
