@@ -178,7 +178,7 @@ class Sandbox:
         state = SandboxState(mode="kraft" if kraft else "zookeeper", brokers=brokers,
                              services=services, admin_port=admin_port)
         if kraft:
-            state.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+            state.cluster_id = new_cluster_id()
         return state
 
     def _previous_ports(self) -> list[int]:
@@ -418,6 +418,16 @@ class Sandbox:
         if wipe and self.root.exists():
             shutil.rmtree(self.root)
         return killed
+
+
+def new_cluster_id() -> str:
+    """A random KRaft cluster id as Kafka's own Uuid.randomUuid makes them: URL-safe base64 of 16
+    bytes, never starting with '-' (one in 64 did, and kafka-storage then read `-t -xyz...` as a
+    missing argument: the sandbox failed to start)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def _shape(state: SandboxState) -> str:
