@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from streamctl.kafka.lagstore import LagStore
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import rolling_restart
 from streamctl.tui.app import StreamctlApp
@@ -131,12 +131,8 @@ def _assert_checks(runs, absences: Absences, sandbox) -> None:
 
 
 def _assert_history(store: Path, groups: list[str]) -> None:
-    with sqlite3.connect(store) as db:
-        samples = db.execute("SELECT grp, topic, part, ts, committed, log_end FROM samples "
-                             "ORDER BY grp, topic, part, ts").fetchall()
-    by_partition: dict[tuple, list] = {}
-    for grp, topic, part, ts, committed, log_end in samples:
-        by_partition.setdefault((grp, topic, part), []).append((ts, committed, log_end))
+    with LagStore(store) as opened:
+        by_partition = {(grp, topic, part): samples for grp, topic, part, samples in opened.samples("it")}
     assert {key[0] for key in by_partition} == set(groups), by_partition.keys()
     for key, series in by_partition.items():
         assert len(series) >= 5, (key, series)

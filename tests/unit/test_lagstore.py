@@ -44,9 +44,10 @@ def judge(store: LagStore, now: float, allowed: int = 0, window: float = WINDOW)
     return store.evaluate("ctx", "g", now, allowed_lag=allowed, window=window)
 
 
-def count_rows(path: Path) -> int:
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT count(*) FROM samples").fetchone()[0]
+def count_rows(path: Path, context: str = "ctx") -> int:
+    """Samples stored for the context."""
+    with LagStore(path) as store:
+        return sum(len(samples) for *_, samples in store.samples(context))
 
 
 # ---------------------------------------------------------------- statuses
@@ -267,7 +268,7 @@ def test_new_file_is_wal_with_a_schema_version(tmp_path):
     LagStore(path).close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 4
     with LagStore(path) as store:  # reopening keeps the data and the version
         store.record("ctx", [lag(1, 1)], T0)
     with LagStore(path) as store:
@@ -282,13 +283,17 @@ def test_a_version_1_file_is_upgraded_and_keeps_its_samples(tmp_path):
             ts REAL NOT NULL, committed INTEGER NOT NULL, log_end INTEGER,
             PRIMARY KEY (context, grp, topic, part, ts)) WITHOUT ROWID""")
         db.execute("INSERT INTO samples VALUES ('ctx', 'g', 'weblogs', 0, ?, 5, 9)", (T0,))
+        db.execute("INSERT INTO samples VALUES ('ctx', 'g', 'weblogs', 0, ?, 7, NULL)", (T0 + MINUTE,))
+        db.execute("INSERT INTO samples VALUES ('ctx', 'h', 'weblogs', 1, ?, 2, 3)", (T0,))
         db.execute("PRAGMA user_version = 1")
     with LagStore(path) as store:
-        assert store.groups("ctx") == ["g"]
+        assert store.groups("ctx") == ["g", "h"]
+        assert store.samples("ctx") == [("g", "weblogs", 0, [(T0, 5, 9), (T0 + MINUTE, 7, None)]),
+                                        ("h", "weblogs", 1, [(T0, 2, 3)])]
         assert store.record_times("ctx") == {}
         assert store.topic_configs("ctx", 300, T0) == {}
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 4
 
 
 def test_record_times_are_those_of_the_latest_snapshot(store):
@@ -348,8 +353,8 @@ def test_a_commit_read_after_the_log_end_is_stored_with_the_log_end_at_least_the
     """Overlapping reads: the consumer committed 317 after the log end read 312."""
     with LagStore(tmp_path / "lag.sqlite") as store:
         store.record("c", [PartitionLag("g", "t", 0, 317, 0, 312)], now=100.0)
-        row = store._db.execute("SELECT committed, log_end FROM samples").fetchone()
-    assert row == (317, 317)
+        [(*_, samples)] = store.samples("c")
+    assert samples == [(100.0, 317, 317)]
 
 
 def test_a_stale_sample_from_an_overlapping_read_is_not_stored(store, tmp_path):
@@ -359,10 +364,11 @@ def test_a_stale_sample_from_an_overlapping_read_is_not_stored(store, tmp_path):
     store.record("ctx", [lag(720, 790)], T0 + 12)  # read earlier, recorded later
     store.record("ctx", [lag(735, 795)], T0 + 16)  # its log ends were read before the first's
     store.record("ctx", [lag(740, 810)], T0 + 18)
-    rows = store._db.execute("SELECT ts, committed, log_end FROM samples ORDER BY ts").fetchall()
-    assert rows == [(T0 + 14, 731, 800), (T0 + 18, 740, 810)]
+    [(*_, samples)] = store.samples("ctx")
+    assert samples == [(T0 + 14, 731, 800), (T0 + 18, 740, 810)]
     store.record("ctx", [lag(0, 5)], T0 + 18 + 31)  # the topic recreated: its log restarts
-    assert store._db.execute("SELECT max(ts), min(log_end) FROM samples").fetchone() == (T0 + 49, 5)
+    [(*_, samples)] = store.samples("ctx")
+    assert samples[-1] == (T0 + 49, 0, 5)
 
 
 def configured(name: str, min_isr: str, read_at: float | None) -> Topic:
