@@ -43,8 +43,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
-from itertools import groupby, pairwise
-from operator import itemgetter
+from itertools import groupby, pairwise, takewhile
+from operator import eq, itemgetter, sub
 from pathlib import Path
 from typing import NamedTuple
 
@@ -113,12 +113,12 @@ class GroupStatus:
 
 
 def _group_status(group: str, partitions: list, now: float, allowed_lag: int, window: float) -> GroupStatus:
-    """partitions: (group, topic, partition, [(ts, committed, log_end - committed), ...] by time) of one group."""
-    latest = max(rows[-1][0] for *_, rows in partitions)
+    """partitions: (group, topic, partition, _Series) of one group."""
+    latest = max(series.ts[-1] for *_, series in partitions)
     parts = []
-    for _, topic, part, rows in partitions:
-        if rows[-1][0] == latest:  # partitions gone from the group's snapshot wait to expire
-            status, lag, detail = _judge(f"{topic}/{part}", _samples(rows), now, allowed_lag, window)
+    for _, topic, part, series in partitions:
+        if series.ts[-1] == latest:  # partitions gone from the group's snapshot wait to expire
+            status, lag, detail = _judge(f"{topic}/{part}", series.samples(), now, allowed_lag, window)
             parts.append(PartitionStatus(topic, part, status, lag, detail))
     status, detail = _summary(parts, allowed_lag)
     return GroupStatus(group, status, tuple(parts), detail)
@@ -131,6 +131,7 @@ class _Sample(NamedTuple):
 
 
 _as_sample = partial(tuple.__new__, _Sample)  # _Sample._make without a Python call per row
+_TS, _COMMITTED = itemgetter(0), itemgetter(1)
 
 
 OVERLAP = 30.0  # seconds within which two processes' reads may interleave
@@ -180,9 +181,20 @@ class _Series:
             log_end = [_NO_LOG_END if end is None else end for end in log_end]
         return ts[0], ts[-1], _pack("d", ts), _pack("q", committed), _pack("q", log_end)
 
-    def rows(self) -> list[tuple[float, int, int | None]]:
-        """(ts, committed, log_end - committed) each, as _samples() takes them."""
-        return [(t, c, None if end is None else end - c) for t, c, end in zip(self.ts, self.committed, self.log_end)]
+    def samples(self) -> list[_Sample]:
+        """The samples with a lag (at least 0): a log end not read is carried forward from the
+        sample before (a sample before any is left out)."""
+        if None not in self.log_end:  # the usual case, in C: every sample has its lag
+            lags = list(map(sub, self.log_end, self.committed))
+            if not lags or min(lags) >= 0:
+                return list(map(_as_sample, zip(self.ts, self.committed, lags)))
+        out, log_end = [], None
+        for ts, committed, end in zip(self.ts, self.committed, self.log_end):
+            if end is not None:
+                log_end = end
+            if log_end is not None:
+                out.append(_Sample(ts, committed, max(0, log_end - committed)))
+        return out
 
 
 def _read_series(db: sqlite3.Connection, context: str) -> list[tuple[str, str, int, _Series]]:
@@ -364,13 +376,10 @@ class LagStore:
             return [(grp, topic, part, list(zip(series.ts, series.committed, series.log_end)))
                     for grp, topic, part, series in _read_series(self._db, context)]
 
-    def _history(self, context: str) -> Iterator[tuple[str, str, int, list[tuple]]]:
-        """(group, topic, partition, [(ts, committed, log_end - committed), ...]) ordered by group,
-        topic, partition, then time."""
+    def _history(self, context: str) -> list[tuple[str, str, int, _Series]]:
+        """(group, topic, partition, samples) ordered by group, topic and partition."""
         with self._errors():
-            stored = _read_series(self._db, context)
-        for grp, topic, part, series in stored:
-            yield grp, topic, part, series.rows()
+            return _read_series(self._db, context)
 
     def lag_seconds_from_history(self, context: str, group: str, topic: str, partition: int,
                                  committed: int, now: float) -> float | None:
@@ -443,20 +452,6 @@ class LagStore:
             raise StreamctlError(f"lag history {self.path} {hint} ({exc})") from None
 
 
-def _samples(rows: list[tuple]) -> list[_Sample]:
-    """(ts, committed, log_end - committed) rows -> samples with a lag (at least 0); a missing
-    log end (NULL) is carried forward from the sample before."""
-    if all(behind is not None and behind >= 0 for _, _, behind in rows):
-        return list(map(_as_sample, rows))  # the usual case: every row is already a sample
-    out, log_end = [], None
-    for ts, committed, behind in rows:
-        if behind is not None:
-            log_end = committed + behind
-        if log_end is not None:
-            out.append(_Sample(ts, committed, max(0, log_end - committed)))
-    return out
-
-
 def _judge(name: str, samples: list[_Sample], now: float, allowed: int,
            window: float) -> tuple[LagStatus, int | None, str]:
     """One partition's (status, latest lag, detail)."""
@@ -464,24 +459,24 @@ def _judge(name: str, samples: list[_Sample], now: float, allowed: int,
         lag = samples[-1].lag if samples else None
         return LagStatus.UNKNOWN, lag, f"{name} has {len(samples)} sample(s), 2 needed"
     last = samples[-1]
-    judged = [s for s in samples if s.ts >= now - window]
+    judged = samples[bisect_left(samples, now - window, key=_TS):]
     note = ""
     if len(judged) < 2:
         judged = samples
         note = f" (under 2 samples in the {window:.0f} s window: judged all {len(samples)})"
-    for older, newer in reversed(list(pairwise(judged))):
-        if newer.committed < older.committed:
-            return LagStatus.REWOUND, last.lag, (
-                f"{name} committed offset went back from {older.committed} to {newer.committed}"
-                f" {now - newer.ts:.0f} s ago{note}")
+    committed = list(map(_COMMITTED, judged))
+    if committed != sorted(committed):  # went back somewhere: the most recent drop is reported
+        for older, newer in reversed(list(pairwise(judged))):
+            if newer.committed < older.committed:
+                return LagStatus.REWOUND, last.lag, (
+                    f"{name} committed offset went back from {older.committed} to {newer.committed}"
+                    f" {now - newer.ts:.0f} s ago{note}")
     if last.lag <= allowed:
         return LagStatus.OK, last.lag, f"{name} lag {last.lag} <= allowed {allowed}"
     over = f"lag {last.lag} > allowed {allowed}"
-    since = last.ts
-    for sample in reversed(samples):
-        if sample.committed != last.committed:
-            break
-        since = sample.ts
+    # The first of the latest samples at the current committed offset.
+    unchanged = len(list(takewhile(partial(eq, last.committed), map(_COMMITTED, reversed(samples)))))
+    since = samples[-unchanged].ts
     if last.ts - since >= window:
         return LagStatus.STOPPED, last.lag, (
             f"{name} committed offset {last.committed} unchanged for {last.ts - since:.0f} s"
@@ -489,8 +484,7 @@ def _judge(name: str, samples: list[_Sample], now: float, allowed: int,
     first = judged[0]
     span = last.ts - first.ts
     covered = last.ts - samples[0].ts >= window
-    growing = all(b.lag >= a.lag for a, b in pairwise(judged))
-    if covered and last.committed > first.committed and growing:
+    if covered and last.committed > first.committed and all(b.lag >= a.lag for a, b in pairwise(judged)):
         return LagStatus.STALLED, last.lag, (
             f"{name} committed offset moving but lag never shrank over {span:.0f} s"
             f" ({first.lag} -> {last.lag}), {over}{note}")
