@@ -12,7 +12,6 @@ from pathlib import Path
 import click
 
 from streamctl.errors import UsageError
-from streamctl.interrupt import exit_soon_after_interrupt
 from streamctl.model.records import headers_of, key_of, value_of
 from streamctl.ops.preview import EXECUTE
 from streamctl.session import Session
@@ -69,7 +68,7 @@ def topics_read(session: Session, topic: str, partitions, offset, from_time, fro
         raise UsageError("give one of --offset, --from-time, --from-beginning, --last")
     keep = records.RecordFilter.parse(key_filter, value_filter, value_regex, fields, headers, since, until)
     start_ms = records.parse_time(from_time) if from_time else None
-    with exit_soon_after_interrupt("topics read"), _reader(session) as (ctx, reader):
+    with _reader(session) as (ctx, reader):
         known = reader.partitions(topic)
         chosen = sorted(set(partitions)) or known
         if missing := [p for p in chosen if p not in known]:
