@@ -211,9 +211,12 @@ def test_follow_prints_new_records_as_they_come_until_interrupted(sandbox, recor
     from tests.conftest import STREAMCTL
 
     topic = _topic(sandbox, partitions=1)
+    # SIGINT as a terminal delivers it: a suite started as a background job (`.ci/run &` in a
+    # script) inherits SIGINT ignored, and so would the command, which then rightly keeps going.
     proc = subprocess.Popen([STREAMCTL, "--config", str(records.config), "topics", "read", topic, "--follow"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=sandbox.cli_env(XDG_STATE_HOME=str(tmp_path / "state")))
+                            env=sandbox.cli_env(XDG_STATE_HOME=str(tmp_path / "state")),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()
@@ -225,7 +228,11 @@ def test_follow_prints_new_records_as_they_come_until_interrupted(sandbox, recor
             time.sleep(1)
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # not left running after the suite
+            raise
     assert proc.returncode in (0, 130) and "Traceback" not in err, err
     assert lines[0].split("\t")[:2] == ["0", "0"] and lines[0].rstrip("\n").endswith("followed-7")
 
