@@ -389,7 +389,9 @@ class LagStore:
             row = self._db.execute(
                 "SELECT ts, committed, log_end FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
                 (context, group, topic, partition)).fetchone()
-        series = _Series.unpacked(*row) if row else _Series([], [], [])
+        if row is None:
+            return None
+        series = _Series.unpacked(*row)
         rows = [(end, ts) for ts, end in zip(series.ts, series.log_end) if end is not None]
         if not rows:
             return None
@@ -425,15 +427,6 @@ class LagStore:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
-
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction: its queries see the same rows whatever others write meanwhile."""
-        self._db.execute("BEGIN")
-        try:
-            yield self._db
-        finally:
             self._db.execute("COMMIT")
 
     @contextmanager
