@@ -33,5 +33,5 @@ class DrainEstimator:
             return eta, severity
         rate_out = max(0, committed - samples[0][1]) / span
         rate_in = max(0, log_end - samples[0][2]) / span
-        eta, severity, _ = drain(backlog, rate_in, rate_out, stopped, self.thresholds)
+        eta, severity, _ = drain(backlog, rate_in, rate_out, stopped, self.thresholds, span)
         return eta, severity

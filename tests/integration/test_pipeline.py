@@ -49,8 +49,8 @@ def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):
         hops = pipeline(sandbox)
         job = hops[JOB_HOP]
         assert (job["severity"], job["eta"], job["rate_out"]) == ("CRIT", "never", 0.0)
-        assert hops["flume weblogs -> weblogs"]["severity"] == "OK"
-        assert hops["weblogs -> weblog-status-counts via streams weblog-statuses"]["severity"] == "OK"
+        for upstream in ("flume weblogs -> weblogs", "weblogs -> weblog-status-counts via streams weblog-statuses"):
+            assert hops[upstream]["severity"] == "OK", json.dumps(hops[upstream])
         check = sandbox.cli("check", "--component", "pipeline", "--format", "json")
         findings = json.loads(check.stdout)["findings"]
         assert check.returncode == 2, check.stdout
@@ -97,10 +97,13 @@ async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkey
             return next((r for r in rows(app, "#pipeline DataTable") if r[0] == JOB_HOP), None)
 
         await until(pilot, lambda: job_hop() is not None, 60, "the job's hop listed")
-        # The first refresh has one reading; rates come once two are 8 s or more apart.
+        # The first refresh has one reading; rates come once two are 8 s or more apart, and the
+        # window grows with each refresh up to a minute: a first 8 s window on a loaded host may
+        # catch the job a batch behind (WARN), which the wider windows show caught up.
         await until(pilot, lambda: job_hop()[3] not in ("-", ""), 60, "the job's out rate",
                     lambda: str(rows(app, "#pipeline DataTable")))
-        assert job_hop()[1] == "OK" and job_hop()[7] != "never"
+        await until(pilot, lambda: job_hop()[1] == "OK" and job_hop()[7] != "never", 60,
+                    "the job's hop draining", lambda: str(job_hop()))
         names = [r[0] for r in rows(app, "#pipeline DataTable")]
         assert names.index("flume weblogs -> weblogs") < names.index(JOB_HOP) < names.index(
             "weblog-stats -> connector weblog-archive")

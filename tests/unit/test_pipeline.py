@@ -114,13 +114,29 @@ def reader_hop(backlog, rate_in, rate_out, state="STABLE"):
     (100, 10.0, 0.0, "EMPTY", Severity.CRIT, NEVER),  # stopped
     (100, 10.0, 0.0, "STABLE", Severity.WARN, NEVER),  # alive, no commit between the readings
     (100, 10.0, 4.0, "STABLE", Severity.WARN, NEVER),  # clearly slower than the topic grows
+    (100, 0.0, 0.0, "STABLE", Severity.WARN, NEVER),  # nothing arrives, nothing read: stuck
     (10_000, 10.0, 10.0, "STABLE", Severity.WARN, 1000.0),  # over drain_eta_seconds_warn (600)
     (100_000, 0.0, 10.0, "STABLE", Severity.CRIT, 10_000.0),  # over drain_eta_seconds_crit (3600)
     (100, None, None, "STABLE", Severity.OK, None),  # rates unknown
 ])
 def test_eta_rules(backlog, rate_in, rate_out, state, severity, eta):
-    judged = _judged(reader_hop(backlog, rate_in, rate_out, state), Thresholds())
+    judged = _judged(reader_hop(backlog, rate_in, rate_out, state), Thresholds(), window=5.0)
     assert (judged.severity, judged.eta_seconds) == (severity, eta)
+
+
+@pytest.mark.parametrize("backlog, rate_in, rate_out, severity, eta, note", [
+    # Behind by no more than the 12 s window's input: a commit is merely due.
+    (100, 10.0, 0.0, Severity.OK, None, "no commit yet"),
+    (100, 10.0, 4.0, Severity.OK, 25.0, ""),  # one 5 s step of commits caught, not two
+    (120, 10.0, 4.0, Severity.OK, 30.0, ""),  # exactly the window's input
+    # Behind by more than arrived meanwhile: falling behind, whatever the steps.
+    (121, 10.0, 4.0, Severity.WARN, NEVER, "reads slower than the topic grows"),
+    (121, 10.0, 0.0, Severity.WARN, NEVER, "committed nothing between the readings"),
+])
+def test_a_reader_behind_by_less_than_the_window_brought_is_between_commits(backlog, rate_in, rate_out,
+                                                                             severity, eta, note):
+    judged = _judged(reader_hop(backlog, rate_in, rate_out), Thresholds(), window=12.0)
+    assert (judged.severity, judged.eta_seconds, judged.note) == (severity, eta, note)
 
 
 @pytest.mark.parametrize("seconds, text", [(None, "unknown"), (NEVER, "never"), (0.0, "drained"),
