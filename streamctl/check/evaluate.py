@@ -43,6 +43,8 @@ def collector(name: str):
 
 def configured_components(ctx) -> list[str]:
     return [name for name in available() if collector(name).configured(ctx)]
+
+
 def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluation:
     """Every component's findings, or why it was not evaluated, within `timeout` seconds."""
     deadline_at = time.monotonic() + timeout

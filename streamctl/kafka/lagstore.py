@@ -408,23 +408,28 @@ class LagStore:
         """(group, topic, partition, samples) ordered by group, topic and partition: as known, if
         no other connection has written since, else read. `forget`: the caller changes it."""
         with self._errors():
-            known = self._known
+            known = self._current(context)
             if forget:
                 self._known = None
-            if known is not None and known.context == context and known.version == self._data_version():
-                return known.history
-            return _read_series(self._db, context)
+            return known.history if known else _read_series(self._db, context)
 
     def _series(self, context: str, key: tuple[str, str, int]) -> _Series | None:
         """One partition's samples, from the known history when it is current."""
         with self._errors():
-            known = self._known
-            if known is not None and known.context == context and known.version == self._data_version():
+            known = self._current(context)
+            if known:
                 return known.by_key.get(key)
             row = self._db.execute(
                 "SELECT ts, committed, log_end FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
                 (context, *key)).fetchone()
         return _Series.unpacked(*row) if row else None
+
+    def _current(self, context: str) -> _KnownHistory | None:
+        """The known history of `context`, if no other connection has written to the file since."""
+        known = self._known
+        if known is None or known.context != context or known.version != self._data_version():
+            return None
+        return known
 
     def _data_version(self) -> int:
         """Changes whenever another connection commits to the file (SQLite's data_version)."""
