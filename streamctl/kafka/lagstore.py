@@ -329,8 +329,11 @@ class LagStore:
             expired = now - self.expire_after
             db.execute("DELETE FROM series WHERE context = ? AND last_ts < ?", (context, expired))
             # What the file now holds for the context, for the reads that follow.
-            kept = ((key, series.trim(self.max_samples, oldest)) for key, series in stored.items())
-            history = sorted((*key, series) for key, series in kept if series.ts and series.ts[-1] >= expired)
+            for series in stored.values():  # as the retention pass above left the rows it read
+                if series.ts and series.ts[0] < oldest:
+                    series.trim(self.max_samples, oldest)
+            history = sorted((*key, series) for key, series in stored.items()
+                             if series.ts and series.ts[-1] >= expired)
             version = self._data_version()
         self._known = _KnownHistory(context, version, history)
 

@@ -18,7 +18,7 @@ once stopped). A reader's ETA is its backlog over the rate it reads at:
 
 "Clearly" allows for commits landing in steps (a sink commits every few seconds): the out rate
 must trail the in rate by more than half of it. And neither "never" applies to a reader behind
-by no more than what arrived during the window: a commit that is merely due explains that much
+by no more than what arrived at its partitions during the window: a commit merely due explains that much
 (the steps of a Streams app committing every 5 s caught by a 12 s window on a loaded host), so
 its ETA is backlog / rate out, or unknown before its first commit; a reader really falling behind
 passes that mark within a window or two.
@@ -65,9 +65,9 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     hops: list[Hop] = []
     readers_of_groups: set[str] = set()
 
-    def reads(reader: Node, topic: str, backlog, rate_out, lag_seconds=None) -> None:
+    def reads(reader: Node, topic: str, backlog, rate_out, lag_seconds=None, arrived=None) -> None:
         hops.append(_judged(Hop(None, reader, topic, rates_in.get(topic), rate_out, backlog, lag_seconds),
-                            thresholds, r.window))
+                            thresholds, arrived))
 
     def writes(writer: Node, topic: str) -> None:
         if topic in known_topics:
@@ -78,7 +78,7 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         node = Node("streams", app.app_id, app.status)
         readers_of_groups.add(app.app_id)
         for topic in app.by_role("input"):
-            reads(node, topic.name, *committed.get((app.app_id, topic.name), (None, None, None)))
+            reads(node, topic.name, *committed.get((app.app_id, topic.name), ()))
         for topic in app.by_role("output"):
             writes(node, topic.name)
     for connector in r.connectors:
@@ -86,7 +86,7 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         if connector.type == "sink":
             readers_of_groups.add(connector.group_id)
             for topic in connector.topics:
-                reads(node, topic, *committed.get((connector.group_id, topic), (None, None, None)))
+                reads(node, topic, *committed.get((connector.group_id, topic), ()))
         else:
             for topic in connector.topics:
                 writes(node, topic)
@@ -94,11 +94,11 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     for view in r.jobs:
         state = _job_state(view)
         node = Node("job", view.name, state)
-        moved = _job_progress(earlier_jobs.get(view.name), view)
+        moved, arrived = _job_progress(earlier_jobs.get(view.name), view)
         for topic, backlog in _job_backlogs(view).items():
             rate = 0.0 if state in ("stopped", "silent") else (
                 moved[topic] / r.window if topic in moved and r.window > 0 else None)
-            reads(node, topic, backlog, rate)
+            reads(node, topic, backlog, rate, arrived=arrived.get(topic))
         for topic in r.job_outputs.get(view.name, []):
             writes(node, topic)
     for group in r.after.groups:
@@ -162,23 +162,27 @@ def _rates_in(before: KafkaSnapshot, after: KafkaSnapshot, window: float) -> dic
 
 
 def _group_positions(before: KafkaSnapshot, after: KafkaSnapshot, window: float):
-    """(group, topic) -> (backlog, records/s committed, lag in seconds) from the two readings."""
-    earlier = {(l.group, l.topic, l.partition): l.committed for l in before.lags}
+    """(group, topic) -> (backlog, records/s committed, lag in seconds, records that arrived at
+    the group's partitions) from the two readings."""
+    earlier = {(l.group, l.topic, l.partition): l for l in before.lags}
     backlog: dict[tuple[str, str], int] = defaultdict(int)
     moved: dict[tuple[str, str], int] = defaultdict(int)
+    arrived: dict[tuple[str, str], int] = defaultdict(int)
     compared: set[tuple[str, str]] = set()
     seconds: dict[tuple[str, str], float | None] = {}
     for lag in after.lags:
         key = (lag.group, lag.topic)
         backlog[key] += lag.lag or 0
         previous = earlier.get((lag.group, lag.topic, lag.partition))
-        if previous is not None and lag.committed is not None:
-            moved[key] += max(0, lag.committed - previous)
+        if previous is not None and previous.committed is not None and lag.committed is not None:
+            moved[key] += max(0, lag.committed - previous.committed)
             compared.add(key)
+        if previous is not None and previous.log_end is not None and lag.log_end is not None:
+            arrived[key] += max(0, lag.log_end - previous.log_end)
         if lag.lag_seconds is not None:
             seconds[key] = max(seconds.get(key) or 0.0, lag.lag_seconds)
     return {key: (backlog[key], moved[key] / window if key in compared and window > 0 else None,
-                  seconds.get(key)) for key in backlog}
+                  seconds.get(key), arrived.get(key)) for key in backlog}
 
 
 def _job_backlogs(view) -> dict[str, int]:
@@ -200,29 +204,36 @@ def _job_state(view) -> str | None:
     return None
 
 
-def _job_progress(before, after) -> dict[str, int]:
-    """Records a job's latest committed batch moved on, per topic, between two readings of its
-    checkpoint (a batch commits every trigger, so the readings' window should span a few)."""
+def _job_progress(before, after) -> tuple[dict[str, int], dict[str, int]]:
+    """Per topic, records a job's latest committed batch moved on, and records that arrived at
+    the partitions it reads, between two readings of its checkpoint (a batch commits every
+    trigger, so the readings' window should span a few)."""
     if before is None:
-        return {}
-    earlier = {(l.topic, l.partition): l.committed for l in before.lags or () if l.committed is not None}
-    moved: dict[str, int] = {}
+        return {}, {}
+    earlier = {(l.topic, l.partition): l for l in before.lags or ()}
+    moved: dict[str, int] = defaultdict(int)
+    arrived: dict[str, int] = defaultdict(int)
     for lag in after.lags or ():
-        if lag.committed is not None and (lag.topic, lag.partition) in earlier:
-            moved[lag.topic] = moved.get(lag.topic, 0) + max(0, lag.committed - earlier[(lag.topic, lag.partition)])
-    return moved
+        previous = earlier.get((lag.topic, lag.partition))
+        if previous is None:
+            continue
+        if lag.committed is not None and previous.committed is not None:
+            moved[lag.topic] += max(0, lag.committed - previous.committed)
+        if lag.log_end is not None and previous.log_end is not None:
+            arrived[lag.topic] += max(0, lag.log_end - previous.log_end)
+    return dict(moved), dict(arrived)
 
 
-def _judged(hop: Hop, thresholds, window: float) -> Hop:
+def _judged(hop: Hop, thresholds, arrived: int | None = None) -> Hop:
     stopped = hop.reader is not None and (hop.reader.state or "").upper() in STOPPED_STATES
-    eta, severity, note = drain(hop.backlog, hop.rate_in, hop.rate_out, stopped, thresholds, window)
+    eta, severity, note = drain(hop.backlog, hop.rate_in, hop.rate_out, stopped, thresholds, arrived)
     return replace(hop, eta_seconds=eta, severity=severity, note=note)
 
 
 def drain(backlog: int | None, rate_in: float | None, rate_out: float | None, stopped: bool,
-          thresholds, window: float = 0.0) -> tuple[float | None, Severity, str]:
-    """(ETA, severity, note) of a reader `backlog` records behind (the rules above), its rates
-    taken over `window` seconds."""
+          thresholds, arrived: int | None = None) -> tuple[float | None, Severity, str]:
+    """(ETA, severity, note) of a reader `backlog` records behind (the rules above); `arrived`:
+    records written to the partitions it reads between the readings (None: unknown)."""
     if backlog is None:
         return None, Severity.OK, ""
     if backlog <= thresholds.allowed_lag:
@@ -231,7 +242,7 @@ def drain(backlog: int | None, rate_in: float | None, rate_out: float | None, st
         return NEVER, Severity.CRIT, "stopped"
     if rate_out is None:
         return None, Severity.OK, ""
-    commit_due = rate_in is not None and backlog <= rate_in * window  # the window's input, not yet committed
+    commit_due = arrived is not None and backlog <= arrived  # the window's input, not yet committed
     if rate_out <= 0:
         return (None, Severity.OK, "no commit yet") if commit_due else (
             NEVER, Severity.WARN, "committed nothing between the readings")

@@ -32,6 +32,6 @@ class DrainEstimator:
             eta, severity, _ = drain(backlog, None, None, stopped, self.thresholds)
             return eta, severity
         rate_out = max(0, committed - samples[0][1]) / span
-        rate_in = max(0, log_end - samples[0][2]) / span
-        eta, severity, _ = drain(backlog, rate_in, rate_out, stopped, self.thresholds, span)
+        arrived = max(0, log_end - samples[0][2])
+        eta, severity, _ = drain(backlog, arrived / span, rate_out, stopped, self.thresholds, arrived)
         return eta, severity

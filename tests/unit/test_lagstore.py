@@ -373,6 +373,15 @@ def test_what_record_leaves_known_is_what_the_file_holds(tmp_path, retention, ex
         assert store.evaluate("ctx", "early", now, 0, WINDOW).status is LagStatus.UNKNOWN  # expired
 
 
+def test_rows_another_store_wrote_with_a_larger_cap_are_known_as_written(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, max_samples=3) as small, LagStore(path, max_samples=10) as large:
+        for i in range(5):
+            large.record("ctx", [lag(i, 10 + 2 * i), lag(i, 10 + 2 * i, partition=1)], T0 + MINUTE * i)
+        small.record("ctx", [lag(9, 30)], T0 + 5 * MINUTE)  # partition 1 left as `large` wrote it
+        assert small.lag_seconds_from_history("ctx", "g", "weblogs", 1, 11, T0 + 5 * MINUTE) == 270.0
+
+
 def test_the_reads_after_record_use_what_it_wrote(store):
     store.record("ctx", [lag(100, 200)], T0)
     statements: list[str] = []

@@ -9,8 +9,9 @@ import pytest
 
 from streamctl.config import Thresholds
 from streamctl.model.health import Severity
+from streamctl.model.kafka import ConsumerGroup, KafkaSnapshot, PartitionLag, PartitionState, Topic
 from streamctl.model.pipeline import NEVER, Hop, Node, eta_text
-from streamctl.pipeline.derive import _judged, derive
+from streamctl.pipeline.derive import Readings, _judged, derive
 from streamctl.pipeline.health import pipeline_health
 from streamctl.pipeline.render import as_dict, dot, mermaid
 from tests.fixtures.capture_pipeline import load
@@ -120,12 +121,12 @@ def reader_hop(backlog, rate_in, rate_out, state="STABLE"):
     (100, None, None, "STABLE", Severity.OK, None),  # rates unknown
 ])
 def test_eta_rules(backlog, rate_in, rate_out, state, severity, eta):
-    judged = _judged(reader_hop(backlog, rate_in, rate_out, state), Thresholds(), window=5.0)
+    judged = _judged(reader_hop(backlog, rate_in, rate_out, state), Thresholds(), arrived=50)
     assert (judged.severity, judged.eta_seconds) == (severity, eta)
 
 
 @pytest.mark.parametrize("backlog, rate_in, rate_out, severity, eta, note", [
-    # Behind by no more than the 12 s window's input: a commit is merely due.
+    # Behind by no more than the 120 records that arrived in the 12 s window: a commit is merely due.
     (100, 10.0, 0.0, Severity.OK, None, "no commit yet"),
     (100, 10.0, 4.0, Severity.OK, 25.0, ""),  # one 5 s step of commits caught, not two
     (120, 10.0, 4.0, Severity.OK, 30.0, ""),  # exactly the window's input
@@ -135,8 +136,24 @@ def test_eta_rules(backlog, rate_in, rate_out, state, severity, eta):
 ])
 def test_a_reader_behind_by_less_than_the_window_brought_is_between_commits(backlog, rate_in, rate_out,
                                                                              severity, eta, note):
-    judged = _judged(reader_hop(backlog, rate_in, rate_out), Thresholds(), window=12.0)
+    judged = _judged(reader_hop(backlog, rate_in, rate_out), Thresholds(), arrived=120)
     assert (judged.severity, judged.eta_seconds, judged.note) == (severity, eta, note)
+
+
+def test_between_commits_counts_what_reached_the_readers_own_partitions():
+    """A group reading 1 of a topic's 10 partitions, stuck for eight 12 s windows: the topic
+    grew by 1,200 records, its partition by 120, and it is 960 behind. Only the records that
+    reached its partition say whether a commit is merely due."""
+    def reading(at: float, grown: int) -> KafkaSnapshot:
+        partitions = tuple(PartitionState("t", p, 1, (1,), (1,), 0, 940 + grown) for p in range(10))
+        return KafkaSnapshot(at, "c", (), 1, False, (Topic("t", False, partitions),),
+                             (ConsumerGroup("g", "STABLE"),), (PartitionLag("g", "t", 0, 100, 0, 940 + grown),),
+                             offsets_read_at=at)
+
+    before, after = reading(0.0, 0), reading(12.0, 120)
+    [hop] = [h for h in derive(Readings(before, after, 12.0), Thresholds()).hops if h.reader]
+    assert (hop.rate_in, hop.backlog, hop.rate_out) == (100.0, 960, 0.0)
+    assert (hop.severity, hop.eta_seconds, hop.note) == (Severity.WARN, NEVER, "committed nothing between the readings")
 
 
 @pytest.mark.parametrize("seconds, text", [(None, "unknown"), (NEVER, "never"), (0.0, "drained"),
