@@ -78,7 +78,7 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         node = Node("streams", app.app_id, app.status)
         readers_of_groups.add(app.app_id)
         for topic in app.by_role("input"):
-            reads(node, topic.name, *committed.get((app.app_id, topic.name), ()))
+            reads(node, topic.name, *committed.get((app.app_id, topic.name), (None, None)))
         for topic in app.by_role("output"):
             writes(node, topic.name)
     for connector in r.connectors:
@@ -86,7 +86,7 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         if connector.type == "sink":
             readers_of_groups.add(connector.group_id)
             for topic in connector.topics:
-                reads(node, topic, *committed.get((connector.group_id, topic), ()))
+                reads(node, topic, *committed.get((connector.group_id, topic), (None, None)))
         else:
             for topic in connector.topics:
                 writes(node, topic)

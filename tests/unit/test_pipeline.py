@@ -140,6 +140,17 @@ def test_a_reader_behind_by_less_than_the_window_brought_is_between_commits(back
     assert (judged.severity, judged.eta_seconds, judged.note) == (severity, eta, note)
 
 
+def test_a_sink_connector_that_committed_nothing_yet_has_an_unknown_backlog():
+    from streamctl.model.connect import Connector
+
+    partitions = (PartitionState("t", 0, 1, (1,), (1,), 0, 50),)
+    snap = KafkaSnapshot(0.0, "c", (), 1, False, (Topic("t", False, partitions),))
+    sink = Connector("archive", "sink", "RUNNING", "w1", {"topics": "t"})
+    [hop] = [h for h in derive(Readings(snap, replace(snap, taken_at=12.0), 12.0, connectors=[sink]),
+                               Thresholds()).hops if h.reader]
+    assert (hop.reader.id, hop.backlog, hop.rate_out, hop.severity) == ("connector:archive", None, None, Severity.OK)
+
+
 def test_between_commits_counts_what_reached_the_readers_own_partitions():
     """A group reading 1 of a topic's 10 partitions, stuck for eight 12 s windows: the topic
     grew by 1,200 records, its partition by 120, and it is 960 behind. Only the records that
