@@ -13,15 +13,15 @@ once stopped). A reader's ETA is its backlog over the rate it reads at:
     stopped (no members, not running) while behind           never, CRIT
     reading nothing while behind, yet running                never, WARN
     reading clearly slower than the topic grows              never, WARN
-    (either, but behind by no more than the window brought)  unknown or backlog / rate out, OK
+    (either, behind by no more than arrived meanwhile)       unknown or backlog / rate out, OK
     otherwise backlog / rate out                             WARN/CRIT over drain_eta_seconds_*
 
 "Clearly" allows for commits landing in steps (a sink commits every few seconds): the out rate
 must trail the in rate by more than half of it. And neither "never" applies to a reader behind
-by no more than what arrived at its partitions during the window: a commit merely due explains that much
-(the steps of a Streams app committing every 5 s caught by a 12 s window on a loaded host), so
-its ETA is backlog / rate out, or unknown before its first commit; a reader really falling behind
-passes that mark within a window or two.
+by no more than what arrived at its own partitions during the window: a commit merely due
+explains that much (the steps of a Streams app committing every 5 s caught by a 12 s window on
+a loaded host), so its ETA is backlog / rate out, or unknown before its first commit; a reader
+really falling behind passes that mark within a window or two.
 """
 
 from __future__ import annotations
