@@ -10,6 +10,7 @@ refresh, which would otherwise hold the dashboard's GIL while the screen draws.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,12 +38,15 @@ def snapshot_with_history(backend, request: HistoryRequest,
     record timestamps the history already holds are not read again, nor the configs of topics
     with a full ISR read in the last CONFIGS_KEPT seconds. One open of the store
     serves both (it holds no lock while the snapshot is read); the groups it holds are checked
-    for when the group listing misses them."""
+    for when the group listing misses them. The history is read while the brokers answer."""
     with LagStore(request.store) as store:
         configs = store.topic_configs(request.context, CONFIGS_KEPT, time.time())
-        snap = backend.snapshot(known_record_times=store.record_times(request.context),
-                                known_groups=store.groups(request.context), known_topic_configs=configs,
-                                **snapshot_options)
+        known = dict(known_record_times=store.record_times(request.context),
+                     known_groups=store.groups(request.context), known_topic_configs=configs)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
+            read_ahead = pool.submit(store.read_ahead, request.context)
+            snap = backend.snapshot(**known, **snapshot_options)
+            read_ahead.result()
         store.record_topic_configs(request.context, snap.topics, kept=configs)
         return _join(store, snap, request)
 

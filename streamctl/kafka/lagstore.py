@@ -42,11 +42,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from functools import partial
+from functools import cached_property, partial
 from itertools import groupby, pairwise, takewhile
 from operator import eq, itemgetter, sub
 from pathlib import Path
-from typing import NamedTuple
 
 from streamctl import paths
 from streamctl.errors import StreamctlError
@@ -118,20 +117,10 @@ def _group_status(group: str, partitions: list, now: float, allowed_lag: int, wi
     parts = []
     for _, topic, part, series in partitions:
         if series.ts[-1] == latest:  # partitions gone from the group's snapshot wait to expire
-            status, lag, detail = _judge(f"{topic}/{part}", series.samples(), now, allowed_lag, window)
+            status, lag, detail = _judge(f"{topic}/{part}", *series.lags(), now, allowed_lag, window)
             parts.append(PartitionStatus(topic, part, status, lag, detail))
     status, detail = _summary(parts, allowed_lag)
     return GroupStatus(group, status, tuple(parts), detail)
-
-
-class _Sample(NamedTuple):
-    ts: float
-    committed: int
-    lag: int
-
-
-_as_sample = partial(tuple.__new__, _Sample)  # _Sample._make without a Python call per row
-_TS, _COMMITTED = itemgetter(0), itemgetter(1)
 
 
 OVERLAP = 30.0  # seconds within which two processes' reads may interleave
@@ -170,31 +159,36 @@ class _Series:
         self.committed.append(committed)
         self.log_end.append(log_end)
 
-    def kept(self, max_samples: int, oldest: float) -> tuple:
-        """(first_ts, last_ts, packed ts, committed, log_end) of the newest `max_samples` samples
-        not before `oldest`; first_ts None when none is."""
+    def trim(self, max_samples: int, oldest: float) -> _Series:
+        """Only the newest `max_samples` samples not before `oldest` kept."""
         start = max(len(self.ts) - max_samples, bisect_left(self.ts, oldest))
-        ts, committed, log_end = self.ts[start:], self.committed[start:], self.log_end[start:]
-        if not ts:
-            return None, None, b"", b"", b""
+        if start > 0:
+            del self.ts[:start], self.committed[:start], self.log_end[:start]
+        return self
+
+    def packed(self) -> tuple:
+        """(first_ts, last_ts, packed ts, committed, log_end): a row's columns."""
+        log_end = self.log_end
         if None in log_end:
             log_end = [_NO_LOG_END if end is None else end for end in log_end]
-        return ts[0], ts[-1], _pack("d", ts), _pack("q", committed), _pack("q", log_end)
+        return self.ts[0], self.ts[-1], _pack("d", self.ts), _pack("q", self.committed), _pack("q", log_end)
 
-    def samples(self) -> list[_Sample]:
-        """The samples with a lag (at least 0): a log end not read is carried forward from the
-        sample before (a sample before any is left out)."""
+    def lags(self) -> tuple[list[float], list[int], list[int]]:
+        """The samples with a lag (at least 0), as columns (times, committed offsets, lags): a log
+        end not read is carried forward from the sample before (a sample before any is left out)."""
         if None not in self.log_end:  # the usual case, in C: every sample has its lag
             lags = list(map(sub, self.log_end, self.committed))
             if not lags or min(lags) >= 0:
-                return list(map(_as_sample, zip(self.ts, self.committed, lags)))
-        out, log_end = [], None
+                return self.ts, self.committed, lags
+        columns: tuple[list, list, list] = ([], [], [])
+        log_end = None
         for ts, committed, end in zip(self.ts, self.committed, self.log_end):
             if end is not None:
                 log_end = end
             if log_end is not None:
-                out.append(_Sample(ts, committed, max(0, log_end - committed)))
-        return out
+                for column, value in zip(columns, (ts, committed, max(0, log_end - committed))):
+                    column.append(value)
+        return columns
 
 
 def _read_series(db: sqlite3.Connection, context: str) -> list[tuple[str, str, int, _Series]]:
@@ -232,9 +226,21 @@ def _series_from_samples(db: sqlite3.Connection) -> None:
         series = _Series([], [], [])
         for *_, ts, committed, log_end in samples:
             series.add(ts, committed, log_end)
-        db.execute("INSERT INTO series VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (*key, *series.kept(len(series.ts), float("-inf"))))
+        db.execute("INSERT INTO series VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*key, *series.packed()))
     db.execute("DROP TABLE samples")
+
+
+@dataclass
+class _KnownHistory:
+    """A context's series as read or written when the file's data_version was `version`."""
+
+    context: str
+    version: int
+    history: list[tuple[str, str, int, _Series]]
+
+    @cached_property
+    def by_key(self) -> dict[tuple[str, str, int], _Series]:
+        return {(grp, topic, part): series for grp, topic, part, series in self.history}
 
 
 class LagStore:
@@ -250,8 +256,13 @@ class LagStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StreamctlError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        # The history as last read or written, while no other connection has written since.
+        self._known: _KnownHistory | None = None
         with self._errors():
-            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            # Not only its opener's thread: read_ahead() runs beside a snapshot, joined before
+            # the next use, so one thread at a time uses the connection.
+            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False)
         try:
             with self._errors():
                 self._db.execute("PRAGMA journal_mode = WAL")
@@ -283,36 +294,48 @@ class LagStore:
         either would make offsets seem to go back, so neither is stored."""
         oldest = now - self.retention
         with self._write() as db:
-            stored = {(grp, topic, part): series for grp, topic, part, series in _read_series(db, context)}
+            stored = {(grp, topic, part): series for grp, topic, part, series in self._history(context, forget=True)}
             rows = []
             for p in lags:
                 if p.committed is None:
                     continue
-                series = stored.get((p.group, p.topic, p.partition)) or _Series([], [], [])
+                key = (p.group, p.topic, p.partition)
+                series = stored.get(key)
+                if series is None:
+                    series = stored[key] = _Series([], [], [])
                 log_end = _log_end_at_least(p)
                 if series.is_stale(now, log_end):
                     continue
                 series.add(now, p.committed, log_end)
-                rows.append((context, p.group, p.topic, p.partition, *series.kept(self.max_samples, oldest)))
+                rows.append((context, *key, *series.trim(self.max_samples, oldest).packed()))
             db.executemany("INSERT OR REPLACE INTO series VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             # Samples past retention, in every context (partitions this snapshot did not update).
             aged = db.execute("SELECT context, grp, topic, part, ts, committed, log_end FROM series"
                               " WHERE first_ts < ?", (oldest,)).fetchall()
             for ctx, grp, topic, part, *packed in aged:
-                kept = _Series.unpacked(*packed).kept(self.max_samples, oldest)
-                if kept[0] is None:
+                kept = _Series.unpacked(*packed).trim(self.max_samples, oldest)
+                if not kept.ts:
                     db.execute("DELETE FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
                                (ctx, grp, topic, part))
                 else:
                     db.execute("INSERT OR REPLACE INTO series VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               (ctx, grp, topic, part, *kept))
+                               (ctx, grp, topic, part, *kept.packed()))
             # The timestamps of the records at this snapshot's committed offsets, and no others.
             db.execute("DELETE FROM record_times WHERE context = ?", (context,))
             db.executemany("INSERT OR REPLACE INTO record_times VALUES (?, ?, ?, ?, ?)",
                            [(context, p.topic, p.partition, p.committed, p.record_time)
                             for p in lags if p.record_time is not None and p.committed is not None])
             # Partitions (hence groups, topics) not seen for expire_after.
-            db.execute("DELETE FROM series WHERE context = ? AND last_ts < ?", (context, now - self.expire_after))
+            expired = now - self.expire_after
+            db.execute("DELETE FROM series WHERE context = ? AND last_ts < ?", (context, expired))
+            # What the file now holds for the context, for the reads that follow.
+            for series in stored.values():  # as the retention pass above left the rows it read
+                if series.ts and series.ts[0] < oldest:
+                    series.trim(self.max_samples, oldest)
+            history = sorted((*key, series) for key, series in stored.items()
+                             if series.ts and series.ts[-1] >= expired)
+            version = self._data_version()
+        self._known = _KnownHistory(context, version, history)
 
     def record_topic_configs(self, context: str, topics: Iterable[Topic],
                              kept: Mapping[str, tuple[dict[str, str], float]]) -> None:
@@ -327,6 +350,14 @@ class LagStore:
                 db.executemany("INSERT INTO topic_configs VALUES (?, ?, ?, ?)", rows)
 
     # ------------------------------------------------------------------ reading
+
+    def read_ahead(self, context: str) -> None:
+        """Read the context's history now, outside any transaction (in a thread beside a
+        snapshot, say): record() and the reads after it use it while no other connection has
+        written to the file since, instead of reading it again."""
+        with self._errors():
+            version = self._data_version()
+            self._known = _KnownHistory(context, version, _read_series(self._db, context))
 
     def topic_configs(self, context: str, max_age: float, now: float) -> dict[str, tuple[dict[str, str], float]]:
         """(key configs, when read) by topic, read within `max_age` seconds before `now`."""
@@ -376,22 +407,44 @@ class LagStore:
             return [(grp, topic, part, list(zip(series.ts, series.committed, series.log_end)))
                     for grp, topic, part, series in _read_series(self._db, context)]
 
-    def _history(self, context: str) -> list[tuple[str, str, int, _Series]]:
-        """(group, topic, partition, samples) ordered by group, topic and partition."""
+    def _history(self, context: str, forget: bool = False) -> list[tuple[str, str, int, _Series]]:
+        """(group, topic, partition, samples) ordered by group, topic and partition: as known, if
+        no other connection has written since, else read. `forget`: the caller changes it."""
         with self._errors():
-            return _read_series(self._db, context)
+            known = self._current(context)
+            if forget:
+                self._known = None
+            return known.history if known else _read_series(self._db, context)
+
+    def _series(self, context: str, key: tuple[str, str, int]) -> _Series | None:
+        """One partition's samples, from the known history when it is current."""
+        with self._errors():
+            known = self._current(context)
+            if known:
+                return known.by_key.get(key)
+            row = self._db.execute(
+                "SELECT ts, committed, log_end FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
+                (context, *key)).fetchone()
+        return _Series.unpacked(*row) if row else None
+
+    def _current(self, context: str) -> _KnownHistory | None:
+        """The known history of `context`, if no other connection has written to the file since."""
+        known = self._known
+        if known is None or known.context != context or known.version != self._data_version():
+            return None
+        return known
+
+    def _data_version(self) -> int:
+        """Changes whenever another connection commits to the file (SQLite's data_version)."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0]
 
     def lag_seconds_from_history(self, context: str, group: str, topic: str, partition: int,
                                  committed: int, now: float) -> float | None:
         """Seconds since the log end stood at `committed` (linear between the two samples
         around it); 0 if caught up; None if the history does not reach back that far."""
-        with self._errors():
-            row = self._db.execute(
-                "SELECT ts, committed, log_end FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
-                (context, group, topic, partition)).fetchone()
-        if row is None:
+        series = self._series(context, (group, topic, partition))
+        if series is None:
             return None
-        series = _Series.unpacked(*row)
         rows = [(end, ts) for ts, end in zip(series.ts, series.log_end) if end is not None]
         if not rows:
             return None
@@ -445,49 +498,48 @@ class LagStore:
             raise StreamctlError(f"lag history {self.path} {hint} ({exc})") from None
 
 
-def _judge(name: str, samples: list[_Sample], now: float, allowed: int,
+def _judge(name: str, ts: list[float], committed: list[int], lags: list[int], now: float, allowed: int,
            window: float) -> tuple[LagStatus, int | None, str]:
-    """One partition's (status, latest lag, detail)."""
-    if len(samples) < 2:
-        lag = samples[-1].lag if samples else None
-        return LagStatus.UNKNOWN, lag, f"{name} has {len(samples)} sample(s), 2 needed"
-    last = samples[-1]
-    judged = samples[bisect_left(samples, now - window, key=_TS):]
+    """One partition's (status, latest lag, detail) from its samples as columns, oldest first."""
+    if len(ts) < 2:
+        return LagStatus.UNKNOWN, lags[-1] if lags else None, f"{name} has {len(ts)} sample(s), 2 needed"
+    last_lag, last_committed = lags[-1], committed[-1]
+    first = bisect_left(ts, now - window)  # the first judged sample
     note = ""
-    if len(judged) < 2:
-        judged = samples
-        note = f" (under 2 samples in the {window:.0f} s window: judged all {len(samples)})"
-    committed = list(map(_COMMITTED, judged))
-    if committed != sorted(committed):  # went back somewhere: the most recent drop is reported
-        for older, newer in reversed(list(pairwise(judged))):
-            if newer.committed < older.committed:
-                return LagStatus.REWOUND, last.lag, (
-                    f"{name} committed offset went back from {older.committed} to {newer.committed}"
-                    f" {now - newer.ts:.0f} s ago{note}")
-    if last.lag <= allowed:
-        return LagStatus.OK, last.lag, f"{name} lag {last.lag} <= allowed {allowed}"
-    over = f"lag {last.lag} > allowed {allowed}"
+    if len(ts) - first < 2:
+        first = 0
+        note = f" (under 2 samples in the {window:.0f} s window: judged all {len(ts)})"
+    judged = committed[first:]
+    if judged != sorted(judged):  # went back somewhere: the most recent drop is reported
+        for i in range(len(ts) - 1, first, -1):
+            if committed[i] < committed[i - 1]:
+                return LagStatus.REWOUND, last_lag, (
+                    f"{name} committed offset went back from {committed[i - 1]} to {committed[i]}"
+                    f" {now - ts[i]:.0f} s ago{note}")
+    if last_lag <= allowed:
+        return LagStatus.OK, last_lag, f"{name} lag {last_lag} <= allowed {allowed}"
+    over = f"lag {last_lag} > allowed {allowed}"
     # The first of the latest samples at the current committed offset.
-    unchanged = len(list(takewhile(partial(eq, last.committed), map(_COMMITTED, reversed(samples)))))
-    since = samples[-unchanged].ts
-    if last.ts - since >= window:
-        return LagStatus.STOPPED, last.lag, (
-            f"{name} committed offset {last.committed} unchanged for {last.ts - since:.0f} s"
+    unchanged = len(list(takewhile(partial(eq, last_committed), reversed(committed))))
+    since = ts[-unchanged]
+    if ts[-1] - since >= window:
+        return LagStatus.STOPPED, last_lag, (
+            f"{name} committed offset {last_committed} unchanged for {ts[-1] - since:.0f} s"
             f" while {over}{note}")
-    first = judged[0]
-    span = last.ts - first.ts
-    covered = last.ts - samples[0].ts >= window
-    if covered and last.committed > first.committed and all(b.lag >= a.lag for a, b in pairwise(judged)):
-        return LagStatus.STALLED, last.lag, (
+    first_lag, span = lags[first], ts[-1] - ts[first]
+    covered = ts[-1] - ts[0] >= window
+    judged_lags = lags[first:]
+    if covered and last_committed > committed[first] and judged_lags == sorted(judged_lags):  # never shrank
+        return LagStatus.STALLED, last_lag, (
             f"{name} committed offset moving but lag never shrank over {span:.0f} s"
-            f" ({first.lag} -> {last.lag}), {over}{note}")
-    if last.lag < first.lag:
-        why = f"catching up ({first.lag} -> {last.lag} over {span:.0f} s)"
+            f" ({first_lag} -> {last_lag}), {over}{note}")
+    if last_lag < first_lag:
+        why = f"catching up ({first_lag} -> {last_lag} over {span:.0f} s)"
     elif not covered:
-        why = f"not judged yet: {last.ts - samples[0].ts:.0f} s of history, window {window:.0f} s"
+        why = f"not judged yet: {ts[-1] - ts[0]:.0f} s of history, window {window:.0f} s"
     else:
         why = f"not shrinking over {span:.0f} s"
-    return LagStatus.LAGGING, last.lag, f"{name} {over}, {why}{note}"
+    return LagStatus.LAGGING, last_lag, f"{name} {over}, {why}{note}"
 
 
 def _summary(parts: list[PartitionStatus], allowed: int) -> tuple[LagStatus, str]:

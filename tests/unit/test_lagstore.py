@@ -349,6 +349,67 @@ def test_evaluate_groups_reads_once_and_matches_evaluate_per_group(store):
     assert together["other-ctx"].status is LagStatus.UNKNOWN  # not this context's history
 
 
+@pytest.mark.parametrize("retention, expire_after", [(400, 250), (150, 400)])  # either prunes first
+def test_what_record_leaves_known_is_what_the_file_holds(tmp_path, retention, expire_after):
+    """record() keeps the history it wrote for the reads after it (evaluate_groups, lag in
+    time): they must give what a fresh read of the file gives, through sample caps, retention,
+    expiry, partitions that vanish and samples without a log end."""
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, max_samples=4, retention=retention, expire_after=expire_after) as store:
+        for i in range(12):
+            now = T0 + i * MINUTE
+            lags = [lag(10 * i, 50 + 20 * i, group="moving"), lag(5, 9 if i % 3 else None, group="stuck"),
+                    lag(7 * i, 7 * i + 3, partition=1, group="moving")]
+            if i < 4:  # a partition and a group that go, then expire
+                lags += [lag(1, 100, topic="gone", group="moving"), lag(1, 100, group="early")]
+            store.record("ctx", lags, now)
+            groups = ["moving", "stuck", "early", "absent"]
+            with LagStore(path) as fresh:
+                assert store.evaluate_groups("ctx", groups, now, 0, WINDOW) == \
+                    fresh.evaluate_groups("ctx", groups, now, 0, WINDOW)
+                for committed in (0, 10 * i - 25, 10 * i):
+                    assert store.lag_seconds_from_history("ctx", "moving", "weblogs", 0, committed, now) == \
+                        fresh.lag_seconds_from_history("ctx", "moving", "weblogs", 0, committed, now)
+        assert store.evaluate("ctx", "early", now, 0, WINDOW).status is LagStatus.UNKNOWN  # expired
+
+
+def test_rows_another_store_wrote_with_a_larger_cap_are_known_as_written(tmp_path):
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path, max_samples=3) as small, LagStore(path, max_samples=10) as large:
+        for i in range(5):
+            large.record("ctx", [lag(i, 10 + 2 * i), lag(i, 10 + 2 * i, partition=1)], T0 + MINUTE * i)
+        small.record("ctx", [lag(9, 30)], T0 + 5 * MINUTE)  # partition 1 left as `large` wrote it
+        assert small.lag_seconds_from_history("ctx", "g", "weblogs", 1, 11, T0 + 5 * MINUTE) == 270.0
+
+
+def test_the_reads_after_record_use_what_it_wrote(store):
+    store.record("ctx", [lag(100, 200)], T0)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)  # noqa: SLF001 (what reaches SQLite)
+    store.record("ctx", [lag(150, 260)], T0 + MINUTE)
+    store.evaluate("ctx", "g", T0 + MINUTE, 0, WINDOW)
+    store.lag_seconds_from_history("ctx", "g", "weblogs", 0, 150, T0 + MINUTE)
+    assert not [s for s in statements if s.startswith("SELECT") and "FROM series WHERE context" in s
+                and "first_ts" not in s]
+
+
+def test_a_history_read_ahead_is_not_used_once_another_process_wrote(tmp_path):
+    """check reads its history beside the snapshot; the dashboard records meanwhile. Its sample
+    must not be lost, nor the stale rule judged from the earlier read."""
+    path = tmp_path / "lag.sqlite"
+    with LagStore(path) as check, LagStore(path) as dashboard:
+        check.record("ctx", [lag(100, 200)], T0)
+        check.read_ahead("ctx")
+        dashboard.record("ctx", [lag(150, 260)], T0 + 10)
+        check.record("ctx", [lag(140, 250)], T0 + 9)  # read before the dashboard's: stale
+        check.record("ctx", [lag(160, 270)], T0 + 20)
+        [(*_, samples)] = check.samples("ctx")
+        assert samples == [(T0, 100, 200), (T0 + 10, 150, 260), (T0 + 20, 160, 270)]
+        dashboard.read_ahead("ctx")
+        check.record("ctx", [lag(170, 280)], T0 + 30)
+        assert dashboard.evaluate("ctx", "g", T0 + 30, 0, WINDOW).partitions[0].lag == 110
+
+
 def test_a_commit_read_after_the_log_end_is_stored_with_the_log_end_at_least_there(tmp_path):
     """Overlapping reads: the consumer committed 317 after the log end read 312."""
     with LagStore(tmp_path / "lag.sqlite") as store:
