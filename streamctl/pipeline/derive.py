@@ -174,11 +174,11 @@ def _group_positions(before: KafkaSnapshot, after: KafkaSnapshot, window: float)
         key = (lag.group, lag.topic)
         backlog[key] += lag.lag or 0
         previous = earlier.get((lag.group, lag.topic, lag.partition))
-        if previous is not None and previous.committed is not None and lag.committed is not None:
-            moved[key] += max(0, lag.committed - previous.committed)
+        if (step := _grown(previous, lag, "committed")) is not None:
+            moved[key] += step
             compared.add(key)
-        if previous is not None and previous.log_end is not None and lag.log_end is not None:
-            arrived[key] += max(0, lag.log_end - previous.log_end)
+        if (step := _grown(previous, lag, "log_end")) is not None:
+            arrived[key] += step
         if lag.lag_seconds is not None:
             seconds[key] = max(seconds.get(key) or 0.0, lag.lag_seconds)
     return {key: (backlog[key], moved[key] / window if key in compared and window > 0 else None,
@@ -215,13 +215,19 @@ def _job_progress(before, after) -> tuple[dict[str, int], dict[str, int]]:
     arrived: dict[str, int] = defaultdict(int)
     for lag in after.lags or ():
         previous = earlier.get((lag.topic, lag.partition))
-        if previous is None:
-            continue
-        if lag.committed is not None and previous.committed is not None:
-            moved[lag.topic] += max(0, lag.committed - previous.committed)
-        if lag.log_end is not None and previous.log_end is not None:
-            arrived[lag.topic] += max(0, lag.log_end - previous.log_end)
+        for totals, field in ((moved, "committed"), (arrived, "log_end")):
+            if (step := _grown(previous, lag, field)) is not None:
+                totals[lag.topic] += step
     return dict(moved), dict(arrived)
+
+
+def _grown(previous, lag, field: str) -> int | None:
+    """How far a partition's `field` (committed or log_end) moved on between two readings;
+    None when either reading lacks it (it never counts as going back)."""
+    if previous is None:
+        return None
+    old, new = getattr(previous, field), getattr(lag, field)
+    return None if old is None or new is None else max(0, new - old)
 
 
 def _judged(hop: Hop, thresholds, arrived: int | None = None) -> Hop:
