@@ -157,14 +157,16 @@ def sandbox_restart(session: Session, service: str, kill: bool) -> None:
 
 
 @sandbox.command("rolling-restart")
+@click.option("--down", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="SECONDS",
+              help="How long each broker stays stopped before its start.")
 @click.pass_obj
-def sandbox_rolling_restart(session: Session) -> None:
+def sandbox_rolling_restart(session: Session, down: float) -> None:
     """Restart the brokers one at a time, waiting for every ISR to fill in between (an upgrade)."""
     from streamctl.console import progress_status
     from streamctl.sandbox.restarts import rolling_restart
 
     with progress_status("rolling restart") as report:
-        names = rolling_restart(_running(session, report))
+        names = rolling_restart(_running(session, report), down=down)
         report.done(f"restarted {', '.join(names)}, every partition in sync")
 
 

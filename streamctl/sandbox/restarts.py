@@ -19,15 +19,19 @@ def restart_service(sb: Sandbox, name: str, kill: bool = False) -> None:
             wait_in_sync(sb, f"every partition in sync after {name}")
 
 
-def rolling_restart(sb: Sandbox) -> list[str]:
-    """The brokers one at a time: SIGTERM (a controlled shutdown), start, every partition in
-    sync before the next. Returns their names."""
+def rolling_restart(sb: Sandbox, down: float = 0.0) -> list[str]:
+    """The brokers one at a time: SIGTERM (a controlled shutdown), `down` seconds away (time to
+    watch the console without it), start, every partition in sync before the next. Returns
+    their names."""
     with sb.lock:
         names = [b.name for b in sb.state().by_role("broker")]
         wait_in_sync(sb, "the cluster in sync before the first restart")
         for name in names:
             sb.report(f"restarting {name}")
             sb.stop_service(name)
+            if down > 0:
+                sb.report(f"{name} stopped; starting it in {down:g} s")
+                time.sleep(down)
             sb.start_service(name)
             wait_in_sync(sb, f"every partition in sync after {name}")
         return names

@@ -55,6 +55,8 @@ CASES = [
          "znode path '/a/../b': relative segments ('.', '..') are not allowed"),
     Case("znode trailing slash", ("zk", "tree", "/a/"), "znode path '/a/' must not end with '/'"),
     Case("znode control char", ("zk", "ls", "/a\x01b"), "znode path '/a\\x01b' has a control character"),
+    Case("rolling restart down time", ("sandbox", "rolling-restart", "--down", "-1"),
+         "Invalid value for '--down': -1.0 is not in the range x>=0."),
     Case("tree depth", ("zk", "tree", "/", "--depth", "-1"), "Invalid value for '--depth': -1 is not in the range x>=0."),
     Case("get max bytes", ("zk", "get", "/", "--max-bytes", "0"),
          "Invalid value for '--max-bytes': 0 is not in the range x>=1."),

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 import psutil
 import pytest
 
+from streamctl.sandbox.restarts import wait_in_sync
 from tests.conftest import STREAMCTL
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
@@ -75,7 +76,10 @@ def lagging_group(sandbox, tmp_path_factory):
     commit(sandbox.bootstrap_servers, group, {(topic, p): 4 for p in range(3)})
     config = write_context(tmp_path_factory.mktemp("crash") / "c.yaml", sandbox.bootstrap_servers,
                            kafka={"timeout": 8})
-    return topic, group, config
+    yield topic, group, config
+    # A freeze on a loaded host can outlast a broker's ZooKeeper session: it then leaves the
+    # cluster for a while after SIGCONT. Later modules get the cluster whole again.
+    wait_in_sync(sandbox.sandbox, "every broker back after the freezes")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGABRT, signal.SIGSEGV], ids=["abort", "segfault"])

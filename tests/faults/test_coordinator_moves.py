@@ -20,7 +20,7 @@ from collections import Counter
 import pytest
 
 from streamctl.overview.dashboard_source import make_dashboard
-from streamctl.sandbox.restarts import restart_service
+from streamctl.sandbox.restarts import restart_service, wait_in_sync
 from streamctl.tui.app import StreamctlApp
 from tests.conftest import run_cli
 from tests.faults.pilot import describe, rows, until
@@ -71,6 +71,7 @@ def _reads(env, topic: str, group: str, stop: threading.Event, runs: list) -> No
 async def test_reads_survive_coordinators_moving(sandbox, tmp_path, monkeypatch):
     topic = unique("moves")
     groups = sorted(unique(f"moveg{i}-") for i in range(GROUPS))
+    wait_in_sync(sandbox.sandbox, "every broker in the cluster before the test")
     sandbox.kafka().create_topic(topic, 3, 3)
     produce(sandbox.bootstrap_servers, topic, 30, partitions=3)
     for group in groups:
