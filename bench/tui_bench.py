@@ -15,8 +15,9 @@ set, --runs times, and measures, as whole processes:
                 new screen's first load) and refreshes (every other moment); and the whole run,
                 start-up and first visits included (target < 100 ms)
 Baseline, same runs, same harness and stall probe: a minimal Textual app painting one line.
-STREAMCTL_TRACE_SLOW=seconds also logs every event-loop callback slower than that (with --trace-out;
-the timing adds a little to each of the dashboard's callbacks, none to the baseline's).
+STREAMCTL_TRACE_SLOW=seconds also logs every event-loop callback slower than that, with its own CPU
+time and the time it waited for a core (Linux schedstat), and prints the longest (the timing adds a
+little to each of the dashboard's callbacks, none to the baseline's; --trace-out keeps the logs).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ class Run:
     worst_switch: float  # worst stall within SWITCH_WINDOW of a screen switch, once painted (ms)
     worst_refresh: float  # worst stall at any other time once painted: the refreshes (ms)
     pyspark_imported: bool
+    slow: list[dict]  # callbacks over STREAMCTL_TRACE_SLOW: wall, own CPU and runqueue wait (ms)
 
 
 def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, bytes]], linger: float) -> Run:
@@ -151,8 +153,9 @@ def run_in_pty(argv: list[str], env: dict, trace: Path, keys: list[tuple[float, 
         during_switch = any(0 <= e["time"] - at <= SWITCH_WINDOW for at in pressed)
         (switching if during_switch else refreshing).append(e["ms"])
     imported = any(e.get("pyspark_imported") for e in events(trace) if e["event"] == "overview_painted")
+    slow = [e for e in events(trace) if e["event"] == "slow"]
     return Run(frame, painted, memory, max(stalls, default=0.0), max(switching, default=0.0),
-               max(refreshing, default=0.0), imported)
+               max(refreshing, default=0.0), imported, slow)
 
 
 def main() -> None:
@@ -230,6 +233,12 @@ def report(args, ours: list[Run], base: list[Run]) -> None:
     print(f"    screen switches (first {SWITCH_WINDOW:g} s)      {spread([r.worst_switch for r in ours])}")
     print(f"    whole run, start-up included       {spread([r.worst for r in ours])}   (target < 100 ms)")
     print(f"    baseline app, whole run            {spread([r.worst for r in base])}")
+    slow = [e for r in ours for e in r.slow]
+    if slow:  # STREAMCTL_TRACE_SLOW: how much of each slow callback was work, how much no free core
+        worst = max(slow, key=lambda e: e["ms"])
+        print(f"  slow callbacks, all runs: {len(slow)}; the longest {worst['ms']:.1f} ms ="
+              f" {worst['cpu_ms']:.1f} of its own CPU + {worst['runqueue_ms']:.1f} waiting for a core;"
+              f" most CPU in one {max(e['cpu_ms'] for e in slow):.1f} ms")
     print(f"  pyspark imported by the dashboard:   {any(r.pyspark_imported for r in ours)}")
 
 

@@ -63,13 +63,29 @@ class Trace:
         trace = self
 
         def timed_run(handle) -> None:
-            started = time.perf_counter()
+            started, cpu_started, all_started = time.perf_counter(), time.thread_time(), time.process_time()
+            queued_started = _runqueue_wait()
             run(handle)
             took = time.perf_counter() - started
             if took > seconds:
-                trace.write("slow", ms=round(took * 1000, 1), callback=_describe(handle))
+                # cpu_ms: this thread's work; process_cpu_ms: every thread's of the process (more
+                # than cpu_ms: other threads held the GIL); runqueue_ms: this thread ready to run
+                # but waiting for a core (Linux schedstat).
+                trace.write("slow", ms=round(took * 1000, 1), cpu_ms=round((time.thread_time() - cpu_started) * 1000, 1),
+                            process_cpu_ms=round((time.process_time() - all_started) * 1000, 1),
+                            runqueue_ms=round((_runqueue_wait() - queued_started) * 1000, 1),
+                            callback=_describe(handle))
 
         asyncio.events.Handle._run = timed_run
+
+
+def _runqueue_wait() -> float:
+    """Seconds this thread has spent runnable without a core (0 where schedstat is missing)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _describe(handle) -> str:

@@ -215,18 +215,18 @@ def _job_progress(before, after) -> tuple[dict[str, int], dict[str, int]]:
     arrived: dict[str, int] = defaultdict(int)
     for lag in after.lags or ():
         previous = earlier.get((lag.topic, lag.partition))
-        for totals, field in ((moved, "committed"), (arrived, "log_end")):
-            if (step := _grown(previous, lag, field)) is not None:
+        for totals, attribute in ((moved, "committed"), (arrived, "log_end")):
+            if (step := _grown(previous, lag, attribute)) is not None:
                 totals[lag.topic] += step
     return dict(moved), dict(arrived)
 
 
-def _grown(previous, lag, field: str) -> int | None:
-    """How far a partition's `field` (committed or log_end) moved on between two readings;
+def _grown(previous, lag, attribute: str) -> int | None:
+    """How far a partition's `attribute` (committed or log_end) moved on between two readings;
     None when either reading lacks it (it never counts as going back)."""
     if previous is None:
         return None
-    old, new = getattr(previous, field), getattr(lag, field)
+    old, new = getattr(previous, attribute), getattr(lag, attribute)
     return None if old is None or new is None else max(0, new - old)
 
 
