@@ -35,4 +35,3 @@ def test_a_slow_callback_is_logged_with_its_cpu_time_apart_from_its_wall_time(tm
     assert event["ms"] >= 60
     assert event["cpu_ms"] < 20 and event["process_cpu_ms"] < 20
     assert 0 <= event["runqueue_ms"] < event["ms"]
-
