@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,9 +17,20 @@ from streamctl.backends.kafka_isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 
-# A forked Kafka child that hangs prints its Python stacks before it is killed (kafka_isolated),
-# here and in every `streamctl` the tests start.
-os.environ.setdefault("STREAMCTL_CHILD_STACKS", "1")
+# A forked Kafka child that hangs leaves its Python stacks in a file here before it is killed
+# (kafka_isolated), in this process and in every `streamctl` the tests start; the end of the
+# session lists them. A file, not stderr: a child stuck starting is replaced and the command
+# answers as usual, with the output the tests check.
+os.environ.setdefault("STREAMCTL_CHILD_STACKS", tempfile.mkdtemp(prefix="streamctl-child-stacks-"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    where = Path(os.environ["STREAMCTL_CHILD_STACKS"])
+    dumps = sorted(where.glob("*.stacks"), key=lambda p: p.stat().st_mtime) if where.is_dir() else []
+    if dumps:
+        terminalreporter.section(f"{len(dumps)} hung Kafka client child(ren), stacks in {where}")
+        for dump in dumps:
+            terminalreporter.write_line(dump.read_text(errors="replace")[:4000])
 
 
 class RunningSandbox:

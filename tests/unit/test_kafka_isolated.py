@@ -11,6 +11,7 @@ import time
 import pytest
 
 from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends import kafka_isolated
 from streamctl.backends.kafka_isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
 
 
@@ -126,3 +127,83 @@ def test_a_fork_waits_for_the_in_process_clients_to_end():
     events.append("forked")
     thread.join()
     assert events == ["client ended", "forked"]
+
+
+def _stuck_first(marker, times: int):
+    """Hangs before its call begins the first `times` times (as a child forked beside a held
+    lock does), then begins and answers; each start leaves a line in the marker file."""
+    starts = marker.read_text().split() if marker.exists() else []
+    marker.write_text(" ".join([*starts, str(os.getpid())]))
+    if len(starts) < times:
+        time.sleep(60)
+    kafka_isolated.call_begins()
+    return {"answer": 42}
+
+
+def test_a_child_stuck_before_its_call_is_replaced(tmp_path, monkeypatch):
+    monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
+    marker = tmp_path / "marker"
+    started = time.monotonic()
+    answer = call_in_child(lambda: _stuck_first(marker, 2), patience=30, what="offsets", start_within=0.5)
+    assert answer == {"answer": 42}
+    assert len(marker.read_text().split()) == 3
+    assert time.monotonic() - started < 10  # two short waits, not the patience
+
+
+def test_four_stuck_starts_are_one_error_naming_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
+    with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed or hung starting 4 times "
+                                                 r"\(hung starting, hung starting"):
+        call_in_child(lambda: _stuck_first(tmp_path / "marker", 9), patience=30, what="offsets", start_within=0.3)
+
+
+def test_a_child_that_began_its_call_is_never_replaced(tmp_path):
+    """Its call may have reached Kafka (a mutation among them): it fails after its patience,
+    never runs twice."""
+    marker = tmp_path / "marker"
+
+    def begins_then_hangs():
+        marker.write_text(marker.read_text() + "x" if marker.exists() else "x")
+        kafka_isolated.call_begins()
+        time.sleep(60)
+
+    with pytest.raises(KafkaError, match="no answer from the Kafka client in 2 s"):
+        call_in_child(begins_then_hangs, patience=2, what="create_topic", start_within=0.5)
+    assert marker.read_text() == "x"
+
+
+def test_the_proxy_begins_its_call_once_its_client_is_made(tmp_path, monkeypatch):
+    monkeypatch.setattr(kafka_isolated, "START_PATIENCE", 0.5)
+    monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
+    marker = tmp_path / "marker"
+
+    class Client:
+        def __init__(self, config, timeout):
+            _stuck_first_made(marker)
+
+        def slow(self):
+            time.sleep(1.0)  # past START_PATIENCE: the call had begun, so it is waited for
+            return "answered"
+
+    assert IsolatedKafka(Client, {}, timeout=1.0).slow() == "answered"
+    assert len(marker.read_text().split()) == 2  # the first client hung being made
+
+
+def _stuck_first_made(marker):
+    starts = marker.read_text().split() if marker.exists() else []
+    marker.write_text(" ".join([*starts, "made"]))
+    if not starts:
+        time.sleep(60)
+
+
+def test_hung_childrens_stacks_go_to_files_in_the_directory_named(tmp_path, monkeypatch):
+    """STREAMCTL_CHILD_STACKS naming a directory (the test suite's way): a hung child leaves a
+    file naming where it hung; an answering child leaves none."""
+    monkeypatch.setenv("STREAMCTL_CHILD_STACKS", str(tmp_path))
+    assert call_in_child(lambda: 42, patience=10, what="answer") == 42
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(KafkaError, match="no answer"):
+        call_in_child(_wait_forever, patience=1, what="describe")
+    [dump] = tmp_path.iterdir()
+    text = dump.read_text()
+    assert "(describe) hung" in text and "in _wait_forever" in text, text
