@@ -419,7 +419,12 @@ class KafkaBackend:
             probe.assign([TopicPartition(t, p, o) for (t, p), o in offsets.items()])
             missing = set(offsets)
             while missing and (left := ends - time.monotonic()) > 0.05:
-                for message in probe.consume(num_messages=500, timeout=min(1.0, left)):
+                # poll() wakes with the first record to arrive; consume(n, timeout) would wait out
+                # its whole timeout whenever fewer than n records came (1 s a round).
+                first = probe.poll(min(1.0, left))
+                if first is None:
+                    continue
+                for message in (first, *probe.consume(num_messages=500, timeout=0)):
                     key = (message.topic(), message.partition())
                     if message.error() or key not in missing:
                         continue
