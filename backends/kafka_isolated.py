@@ -17,17 +17,17 @@ assertion text, if any, goes to the command's stderr as it did in process.
 
 A child forked beside a thread that holds a lock (librdkafka's global one, or one inside the C
 library) can wait on that lock forever before its call even begins. So the child says when its
-client is made and its call begins (one byte ahead of its answer); a proxy's child that has not
-said so within START_PATIENCE is killed and replaced by a fresh one, like a crash: its call never
-began, so nothing was asked of Kafka twice. A child that began but does not answer within its
-patience is killed and the call fails. With STREAMCTL_CHILD_STACKS set (the test suite sets it),
-a hung child's Python stacks are written first, to stderr ("1") or to a file in the directory it
-names: a hang is then a place in the code, not a guess.
+client is made and its call begins (one byte ahead of its answer). A proxy's child that has not
+said so within START_PATIENCE is frozen (SIGSTOP, waited for), looked at a last time, and if it
+still has not begun, killed and replaced by a fresh one like a crash: its call never began, so
+nothing is asked of Kafka twice. A child that began but does not answer within its patience is
+killed and the call fails. With STREAMCTL_CHILD_STACKS set (the test suite sets it), a hung
+child's Python stacks are written first (child_stacks.py): a hang is then a place in the code,
+not a guess.
 """
 
 from __future__ import annotations
 
-import faulthandler
 import os
 import pickle
 import select
@@ -36,14 +36,13 @@ import time
 from functools import partial
 
 from streamctl.backends import kafka_client
+from streamctl.backends.child_stacks import ChildStacks
 from streamctl.backends.kafka_client import KafkaError
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
 CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
 START_PATIENCE = 5.0  # fork to client made takes milliseconds; a child still starting after this is stuck
 BEGUN = b"B"  # the child's first byte: its client is made and its call begins
-STACKS_ON_HANG = "STREAMCTL_CHILD_STACKS"
-STACKS_SIGNAL = signal.SIGUSR1
 _begun_fd: int | None = None  # in a child: where call_begins() writes BEGUN
 
 
@@ -127,45 +126,103 @@ def call_in_child(function, patience: float, what: str, start_within: float | No
 def _fork_and_run(function, patience: float, what: str, start_within: float | None):
     """(ok, value) from the child, the signal that killed it, or _StuckStarting."""
     read_end, write_end = os.pipe()
+    stacks = ChildStacks()
     with kafka_client.FORK_GUARD.fork():  # no librdkafka client of ours lives here meanwhile
         pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
-        _child(function, write_end)
+        _child(function, write_end, stacks)
     os.close(write_end)
+    child = _Child(pid, read_end, stacks, what)
     try:
-        data, begun = _read_all(read_end, patience, start_within)
-        if data is None:
-            _dump_stacks(pid, what)
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            # A child that began its call, even just as it was given up on, may have asked
-            # Kafka: that call is not made again.
-            if start_within is not None and not (begun or _read_now(read_end)):
-                return _StuckStarting()
-            raise KafkaError(f"{what}: no answer from the Kafka client in {patience:.0f} s")
+        return child.outcome(patience, start_within)
     finally:
-        os.close(read_end)
-    _forget_stacks(pid)
-    data = data[len(BEGUN):] if data.startswith(BEGUN) else data
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        killed = signal.Signals(os.WTERMSIG(status))
-        if killed in CRASH_SIGNALS:
-            return killed
-        if killed == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise KafkaError(f"{what}: the Kafka client was killed by {killed.name}")
-    if not data:
-        raise KafkaError(f"{what}: the Kafka client exited without an answer (status {os.WEXITSTATUS(status)})")
-    return pickle.loads(data)
+        child.end()
 
 
-def _child(function, write_end: int) -> None:
+class _Child:
+    """A forked child seen from the parent: its pipe read as its answer comes, and its end."""
+
+    def __init__(self, pid: int, fd: int, stacks: ChildStacks, what: str):
+        self.pid, self.fd, self.stacks, self.what = pid, fd, stacks, what
+        self.chunks: list[bytes] = []
+        self.closed = False  # the child closed its end of the pipe: answered, or died
+        self.status: int | None = None  # its wait status, once reaped
+
+    def outcome(self, patience: float, start_within: float | None):
+        started = time.monotonic()
+        if start_within is not None:
+            self._read_until(started + min(start_within, patience))
+            if not self.chunks and not self.closed and self._stuck_starting():
+                return _StuckStarting()
+        self._read_until(started + patience)
+        if not self.closed:
+            self.stacks.dump(self.pid, self.what, "hung")
+            raise KafkaError(f"{self.what}: no answer from the Kafka client in {patience:.0f} s")
+        self.stacks.forget()
+        status = self._reap()
+        if os.WIFSIGNALED(status):
+            killed = signal.Signals(os.WTERMSIG(status))
+            if killed in CRASH_SIGNALS:
+                return killed
+            if killed == signal.SIGINT:
+                raise KeyboardInterrupt
+            raise KafkaError(f"{self.what}: the Kafka client was killed by {killed.name}")
+        data = b"".join(self.chunks).removeprefix(BEGUN)
+        if not data:
+            raise KafkaError(f"{self.what}: the Kafka client exited without an answer "
+                             f"(status {os.WEXITSTATUS(status)})")
+        return pickle.loads(data)
+
+    def _stuck_starting(self) -> bool:
+        """Whether a child silent past its start patience is stuck: its stacks dumped, it is
+        frozen (waited for until it has stopped, so it cannot begin meanwhile) and looked at a
+        last time. One that began after all runs on."""
+        self.stacks.dump(self.pid, self.what, "hung starting")
+        os.kill(self.pid, signal.SIGSTOP)
+        _, status = os.waitpid(self.pid, os.WUNTRACED)
+        if not os.WIFSTOPPED(status):
+            self.status = status  # it ended meanwhile
+        self._read_until(0.0)
+        if self.chunks or self.status is not None:
+            if self.status is None:
+                os.kill(self.pid, signal.SIGCONT)
+            return False
+        return True  # end() kills it
+
+    def _read_until(self, ends: float) -> None:
+        """What the child writes until it closes the pipe or `ends` has passed (a last look then)."""
+        while not self.closed:
+            if not select.select([self.fd], [], [], max(0.0, ends - time.monotonic()))[0]:
+                return
+            chunk = os.read(self.fd, 1 << 20)
+            if chunk:
+                self.chunks.append(chunk)
+            else:
+                self.closed = True
+
+    def _reap(self) -> int:
+        if self.status is None:
+            _, self.status = os.waitpid(self.pid, 0)
+        return self.status
+
+    def end(self) -> None:
+        """The pipe closed and the child reaped, killed first if it is still there (hung,
+        stuck, or the caller interrupted)."""
+        os.close(self.fd)
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._reap()
+
+
+def _child(function, write_end: int, stacks: ChildStacks) -> None:
     global _begun_fd
     try:
         _die_with_parent()
-        _register_stacks()
+        stacks.register()
         _begun_fd = write_end
         try:
             outcome = (True, function())
@@ -180,70 +237,6 @@ def _child(function, write_end: int) -> None:
             out.write(data)
     finally:
         os._exit(0)  # no atexit handlers, no client teardown: the parent has what it needs
-
-
-def _stacks_file(pid: int) -> str | None:
-    """Where a child's stacks go: None for stderr (STREAMCTL_CHILD_STACKS=1), else a file in
-    the directory the variable names."""
-    where = os.environ.get(STACKS_ON_HANG, "")
-    return os.path.join(where, f"kafka-child-{pid}.stacks") if os.path.isdir(where) else None
-
-
-def _register_stacks() -> None:
-    """In a child, with STREAMCTL_CHILD_STACKS set: dump every thread's stack on STACKS_SIGNAL.
-    To fd 2, not sys.stderr: a caller may have replaced that with an object without a file
-    descriptor (a Textual app does), and the answer matters more than the stacks."""
-    if not os.environ.get(STACKS_ON_HANG):
-        return
-    path = _stacks_file(os.getpid())
-    fd = 2 if path is None else os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    faulthandler.register(STACKS_SIGNAL, file=fd, all_threads=True)
-
-
-def _dump_stacks(pid: int, what: str) -> None:
-    """A hung child's Python stacks (STREAMCTL_CHILD_STACKS), before it is killed."""
-    if not os.environ.get(STACKS_ON_HANG):
-        return
-    header = f"streamctl: the Kafka client child {pid} ({what}) hung; its threads:\n".encode()
-    path = _stacks_file(pid)
-    if path is None:
-        os.write(2, header)
-    else:
-        with open(path, "ab") as out:
-            out.write(header)
-    os.kill(pid, STACKS_SIGNAL)
-    time.sleep(0.5)  # faulthandler writes from the signal handler, even in C code
-
-
-def _forget_stacks(pid: int) -> None:
-    """An answering child's (empty) stacks file goes."""
-    path = _stacks_file(pid) if os.environ.get(STACKS_ON_HANG) else None
-    if path is not None:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-
-
-def _read_all(fd: int, patience: float, start_within: float | None = None) -> tuple[bytes | None, bool]:
-    """(everything the child writes, or None if it has not finished within `patience` seconds
-    or not written its first byte within `start_within`; whether it wrote anything)."""
-    chunks, started = [], time.monotonic()
-    ends = started + patience
-    while True:
-        limit = ends if chunks or start_within is None else min(ends, started + start_within)
-        left = limit - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None, bool(chunks)
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks), bool(chunks)
-        chunks.append(chunk)
-
-
-def _read_now(fd: int) -> bytes:
-    """What the (dead) child had written and nobody read yet."""
-    return os.read(fd, 1 << 20) if select.select([fd], [], [], 0)[0] else b""
 
 
 def _die_with_parent() -> None:

@@ -18,18 +18,25 @@ from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 
 # A forked Kafka child that hangs leaves its Python stacks in a file here before it is killed
-# (kafka_isolated), in this process and in every `streamctl` the tests start; the end of the
-# session lists them. A file, not stderr: a child stuck starting is replaced and the command
-# answers as usual, with the output the tests check.
-os.environ.setdefault("STREAMCTL_CHILD_STACKS", tempfile.mkdtemp(prefix="streamctl-child-stacks-"))
+# (backends/child_stacks.py), in this process and in every `streamctl` the tests start; the end
+# of the session lists them. A file, not stderr: a child stuck starting is replaced and the
+# command answers as usual, with the output the tests check.
+if "STREAMCTL_CHILD_STACKS" not in os.environ:
+    os.environ["STREAMCTL_CHILD_STACKS"] = tempfile.mkdtemp(prefix="streamctl-child-stacks-")
 
 
 def pytest_terminal_summary(terminalreporter):
     where = Path(os.environ["STREAMCTL_CHILD_STACKS"])
-    dumps = sorted(where.glob("*.stacks"), key=lambda p: p.stat().st_mtime) if where.is_dir() else []
+    dumps = []
+    for path in where.glob("*.stacks") if where.is_dir() else ():
+        try:
+            if path.stat().st_size:  # empty: a child that ended without being given up on
+                dumps.append(path)
+        except FileNotFoundError:
+            pass
     if dumps:
         terminalreporter.section(f"{len(dumps)} hung Kafka client child(ren), stacks in {where}")
-        for dump in dumps:
+        for dump in sorted(dumps):
             terminalreporter.write_line(dump.read_text(errors="replace")[:4000])
 
 
