@@ -118,7 +118,7 @@ def call_in_child(function, patience: float, what: str, start_within: float | No
         if ok:
             return value
         raise value
-    verb = "crashed" if all(name.startswith("SIG") for name in failures) else "crashed or hung starting"
+    verb = "crashed or hung starting" if _StuckStarting.name in failures else "crashed"
     raise KafkaClientCrashed(f"{what}: the Kafka client {verb} {len(failures)} times ({', '.join(failures)}, "
                              f"librdkafka); nothing was read")
 

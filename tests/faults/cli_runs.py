@@ -35,15 +35,17 @@ class Run:
                 f"--- stdout\n{self.stdout[:3000]}\n--- stderr\n{self.stderr[-3000:]}")
 
 
+def timed_run(env: dict[str, str], args: tuple[str, ...], timeout: float = 90) -> Run:
+    """One `streamctl` run and its wall time."""
+    started = time.monotonic()
+    result = run_cli(*args, env=env, timeout=timeout)
+    return Run(args, result.returncode, result.stdout, result.stderr, time.monotonic() - started)
+
+
 def run_all(env: dict[str, str], commands: list[tuple[str, ...]], timeout: float = 90) -> list[Run]:
     """Run the commands at the same time (they mostly wait on the network), each timed alone."""
-    def one(args: tuple[str, ...]) -> Run:
-        started = time.monotonic()
-        result = run_cli(*args, env=env, timeout=timeout)
-        return Run(args, result.returncode, result.stdout, result.stderr, time.monotonic() - started)
-
     with ThreadPoolExecutor(max_workers=min(AT_ONCE, len(commands))) as pool:
-        return list(pool.map(one, commands))
+        return list(pool.map(lambda args: timed_run(env, args, timeout), commands))
 
 
 def no_traceback(run: Run) -> None:

@@ -23,8 +23,7 @@ from streamctl.backends.kafka_isolated import CRASH_PAUSES
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import restart_service, wait_in_sync
 from streamctl.tui.app import StreamctlApp
-from tests.conftest import run_cli
-from tests.faults.cli_runs import SLACK, Run
+from tests.faults.cli_runs import SLACK, timed_run
 from tests.faults.pilot import describe, rows, until
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
@@ -76,10 +75,7 @@ def _reads(env, commands, stop: threading.Event, runs: list) -> None:
     """The commands one after the other until `stop`: (started, Run) each."""
     while not stop.is_set():
         for args in commands:
-            started = time.monotonic()
-            result = run_cli(*args, env=env, timeout=120)
-            runs.append((started, Run(args, result.returncode, result.stdout, result.stderr,
-                                      time.monotonic() - started)))
+            runs.append((time.monotonic(), timed_run(env, args, timeout=120)))
 
 
 def _assert_reads_met_the_move(runs, moving: float, settled: float) -> None:
