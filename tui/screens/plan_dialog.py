@@ -1,5 +1,9 @@
 """The confirm step of every operation: the plan (object by object, before -> after), then
-Execute. Planning and executing run in thread workers; the result is audited by the core."""
+Execute. Planning and executing run in thread workers; the result is audited by the core.
+
+The dialog acts on a worker's result only once the worker has finished: dismissing the
+screen cancels its workers, and one cancelled between answering and finishing would be
+reported as cancelled although its operation ran."""
 
 from __future__ import annotations
 
@@ -11,9 +15,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
+from textual.worker import Worker, WorkerState
 
 from streamctl.errors import StreamctlError
 from streamctl.tui.widgets.cells import cell
@@ -29,22 +33,11 @@ class OperationRequest:
     run: Callable[[Any], str]  # (what plan returned) -> one line for the operator
 
 
-class _Planned(Message):
-    def __init__(self, planned: Any) -> None:
-        self.planned = planned
-        super().__init__()
+@dataclass
+class _Refused:
+    """A worker's StreamctlError, returned rather than raised: an operator's error, not a bug."""
 
-
-class _Failed(Message):
-    def __init__(self, error: str) -> None:
-        self.error = error
-        super().__init__()
-
-
-class _Done(Message):
-    def __init__(self, text: str) -> None:
-        self.text = text
-        super().__init__()
+    reason: str
 
 
 class PlanDialog(ModalScreen[str | None]):
@@ -78,16 +71,36 @@ class PlanDialog(ModalScreen[str | None]):
         self._plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
-    def _plan(self) -> None:
+    def _plan(self) -> Any:
         try:
-            self.post_message(_Planned(self.request.plan()))
+            return self.request.plan()
         except StreamctlError as exc:
-            self.post_message(_Failed(str(exc)))
+            return _Refused(str(exc))
 
-    @on(_Planned)
-    def _show_plan(self, message: _Planned) -> None:
-        self.planned = message.planned
-        plan = message.planned[0] if isinstance(message.planned, tuple) else message.planned
+    @work(thread=True, exclusive=True, exit_on_error=False, group="execute")
+    def _execute(self) -> str | _Refused:
+        try:
+            return self.request.run(self.planned)
+        except StreamctlError as exc:
+            return _Refused(str(exc))
+
+    @on(Worker.StateChanged)
+    def _worker_finished(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state == WorkerState.ERROR:
+            self._show_error(f"unexpected error: {worker.error!r}")
+        elif event.state != WorkerState.SUCCESS:
+            return
+        elif isinstance(worker.result, _Refused):
+            self._show_error(worker.result.reason)
+        elif worker.group == "plan":
+            self._show_plan(worker.result)
+        elif worker.group == "execute":
+            self.dismiss(worker.result)
+
+    def _show_plan(self, planned: Any) -> None:
+        self.planned = planned
+        plan = planned[0] if isinstance(planned, tuple) else planned
         table = self.query_one(DataTable)
         for c in plan.changes:
             table.add_row(c.object, c.field, cell(c.before), cell(c.after), c.note)
@@ -95,9 +108,8 @@ class PlanDialog(ModalScreen[str | None]):
         self.query_one("#plan-warnings", Static).update(Text("\n".join(f"warning: {w}" for w in plan.warnings)))
         self.query_one("#execute", Button).disabled = not plan.changes
 
-    @on(_Failed)
-    def _show_error(self, message: _Failed) -> None:
-        self.query_one("#plan-error", Static).update(Text(message.error))
+    def _show_error(self, text: str) -> None:
+        self.query_one("#plan-error", Static).update(Text(text))
         self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: refused")
 
     @on(Button.Pressed, "#execute")
@@ -105,17 +117,6 @@ class PlanDialog(ModalScreen[str | None]):
         self.query_one("#execute", Button).disabled = True
         self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: executing …")
         self._execute()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="execute")
-    def _execute(self) -> None:
-        try:
-            self.post_message(_Done(self.request.run(self.planned)))
-        except StreamctlError as exc:
-            self.post_message(_Failed(str(exc)))
-
-    @on(_Done)
-    def _done(self, message: _Done) -> None:
-        self.dismiss(message.text)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -1,0 +1,76 @@
+"""PlanDialog acts on its workers' results only once they have finished: a dismissal that
+cancels a worker still finishing would report a completed operation as cancelled."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+from textual.worker import WorkerState
+
+from streamctl.errors import StreamctlError
+from streamctl.ops import Change, Plan
+from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
+
+
+def one_change_plan() -> Plan:
+    return Plan("topics.create", "orders", {}, [Change("topic orders", "partitions", None, 3)])
+
+
+class DialogApp(App):
+    def __init__(self, run) -> None:
+        super().__init__()
+        self.run_operation = run
+        self.results: list[tuple[str | None, list[WorkerState]]] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(PlanDialog(OperationRequest("Create topic", one_change_plan, self.run_operation)),
+                         self.dismissed)
+
+    def dismissed(self, result: str | None) -> None:
+        executing = [w.state for w in self.workers if w.group == "execute"]
+        self.results.append((result, executing))
+
+
+async def execute(app: DialogApp, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.click("#execute")
+    await app.workers.wait_for_complete()  # raises WorkerCancelled/WorkerFailed
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("attempt", range(10))
+async def test_the_dialog_closes_with_the_result_after_its_worker_finished(attempt):
+    ran: list[object] = []
+    app = DialogApp(lambda plan: ran.append(plan) or "topic orders created")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await execute(app, pilot)
+        assert not isinstance(app.screen, PlanDialog)
+    assert len(ran) == 1 and ran[0].target == "orders"
+    [(result, states)] = app.results
+    assert result == "topic orders created"
+    assert all(s == WorkerState.SUCCESS for s in states), states
+
+
+async def test_a_refused_execution_keeps_the_dialog_open_with_its_reason():
+    def refuse(plan):
+        raise StreamctlError("topic 'orders' already exists")
+
+    app = DialogApp(refuse)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await execute(app, pilot)
+        assert isinstance(app.screen, PlanDialog)
+        assert str(app.screen.query_one("#plan-error").render()) == "topic 'orders' already exists"
+    assert app.results == []
+
+
+async def test_a_bug_in_the_operation_is_shown_not_swallowed():
+    app = DialogApp(lambda plan: {}["missing"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.click("#execute")
+        for _ in range(50):
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, PlanDialog)
+        assert "unexpected error: KeyError('missing')" in str(app.screen.query_one("#plan-error").render())
