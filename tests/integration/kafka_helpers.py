@@ -18,8 +18,14 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
+def ordered_producer(bootstrap: str, **config) -> Producer:
+    """A producer whose records land once each, in the order produced. Without idempotence a
+    retried request (a new partition's leader not ready yet) can land after the next one."""
+    return Producer({"bootstrap.servers": bootstrap, "log_level": "0", "enable.idempotence": True, **config})
+
+
 def produce(bootstrap: str, topic: str, count: int, partitions: int = 1) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": "0"})
+    producer = ordered_producer(bootstrap)
     for i in range(count):
         producer.produce(topic, f"{topic} record {i}".encode(), partition=i % partitions)
     assert producer.flush(30) == 0, "records left unsent"

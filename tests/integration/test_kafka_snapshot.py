@@ -6,17 +6,17 @@ from __future__ import annotations
 import time
 
 import pytest
-from confluent_kafka import Producer, TopicPartition
+from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka import EARLIEST, LATEST
-from tests.integration.kafka_helpers import commit, produce, unique
+from tests.integration.kafka_helpers import commit, ordered_producer, produce, unique
 
 pytestmark = pytest.mark.integration
 
 
 def produce_dated(bootstrap: str, topic: str, stamps_ms: list[int]) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": "0"})
+    producer = ordered_producer(bootstrap)
     for i, stamp in enumerate(stamps_ms):
         producer.produce(topic, f"r{i}".encode(), partition=0, timestamp=stamp)
     assert producer.flush(30) == 0

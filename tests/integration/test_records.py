@@ -9,9 +9,8 @@ import json
 import re
 
 import pytest
-from confluent_kafka import Producer
 
-from tests.integration.kafka_helpers import commit, unique, write_context
+from tests.integration.kafka_helpers import commit, ordered_producer, unique, write_context
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +43,7 @@ def _topic(sandbox, partitions: int = 3, **config) -> str:
 
 
 def _produce(sandbox, topic: str, entries: list[dict]) -> None:
-    producer = Producer({"bootstrap.servers": sandbox.bootstrap_servers})
+    producer = ordered_producer(sandbox.bootstrap_servers)
     for e in entries:
         producer.produce(topic, value=e.get("value"), key=e.get("key"), partition=e.get("partition", 0),
                          headers=e.get("headers"), timestamp=e.get("timestamp", 0))
@@ -190,7 +189,7 @@ def test_bad_input_is_one_line(sandbox, records, args, message):
 
 def test_binary_and_huge_values_have_bounded_previews(sandbox, records):
     topic = _topic(sandbox, partitions=1, **{"max.message.bytes": 11 * 1024 * 1024})
-    producer = Producer({"bootstrap.servers": sandbox.bootstrap_servers, "message.max.bytes": 12 * 1024 * 1024})
+    producer = ordered_producer(sandbox.bootstrap_servers, **{"message.max.bytes": 12 * 1024 * 1024})
     producer.produce(topic, value=BINARY, partition=0)
     producer.produce(topic, value=b"y" * (10 * 1024 * 1024), partition=0)
     assert producer.flush(60) == 0

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import json
 
-from confluent_kafka import Producer
 
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.topic_records import TopicRecordsScreen
 from tests.faults.pilot import describe, rows, until
-from tests.integration.kafka_helpers import commit, unique, write_context
+from tests.integration.kafka_helpers import commit, ordered_producer, unique, write_context
 
 
 def _topic_with_records(sandbox, count: int = 30) -> str:
     topic = unique("pane")
     sandbox.kafka().create_topic(topic, 2, 3)
-    producer = Producer({"bootstrap.servers": sandbox.bootstrap_servers})
+    producer = ordered_producer(sandbox.bootstrap_servers)
     for i in range(count):
         producer.produce(topic, key=f"k{i}".encode(), partition=i % 2,
                          value=json.dumps({"n": i, "password": "hunter2", "kind": "odd" if i % 2 else "even"}).encode())
