@@ -181,6 +181,22 @@ def select_partitions(snap, committed: dict[tuple[str, int], int], topic_specs, 
     return chosen
 
 
+def require_log_ranges(snap, chosen, starts, ends) -> None:
+    """A target is clamped into its partition's log: a partition whose log range went unread
+    (no leader, or its leader away while it moves) cannot be planned, so the reset is refused."""
+    unread = [tp for tp in chosen if starts.get(tp) is None or ends.get(tp) is None]
+    if not unread:
+        return
+    leaders = {(p.topic, p.partition): p.leader for p in snap.partitions}
+    if all(leaders.get(tp, -1) < 0 for tp in unread):
+        why = " (offline: no leader)"
+    else:
+        why = f" ({snap.errors[0]})" if snap.errors else ""
+    names = ", ".join(f"{t}/{p}" for t, p in unread[:5])
+    raise StreamctlError(f"the log range of {names} could not be read{why}: nothing was reset; "
+                         "try again once its leader answers")
+
+
 def plan_reset(admin, group_id: str, topic_specs, all_topics: bool, mode: str, value=None,
                now_ms: int | None = None) -> tuple[Plan, list[PartitionReset]]:
     """Where each partition's committed offset would go, clamped into the log."""
@@ -196,6 +212,7 @@ def plan_reset(admin, group_id: str, topic_specs, all_topics: bool, mode: str, v
     chosen = select_partitions(snap, committed, topic_specs, all_topics)
     starts = {(p.topic, p.partition): p.low for p in snap.partitions}
     ends = {(p.topic, p.partition): p.high for p in snap.partitions}
+    require_log_ranges(snap, chosen, starts, ends)
     wanted = _requested(admin, group_id, mode, value, chosen, committed, starts, ends, now_ms, file_offsets)
     resets = []
     for tp in chosen:

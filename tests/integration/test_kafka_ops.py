@@ -179,6 +179,30 @@ def test_reset_of_a_group_with_a_live_consumer_is_refused(sandbox, ops):
     assert not list((ops.state / "undo").rglob("*.csv")) if (ops.state / "undo").exists() else True
 
 
+def test_reset_over_a_partition_without_a_leader_is_refused_in_one_line(sandbox, ops):
+    """Its log range cannot be read, so no target can be clamped into it (this was a
+    TypeError traceback while a coordinator move left a partition's offsets unread)."""
+    topic, group = unique("noleader"), unique("noleaderg")
+    kafka = admin(sandbox)
+    kafka.create_topic(topic, 3, 1)  # one replica each: a stopped broker leaves its partition offline
+    produce(sandbox.bootstrap_servers, topic, 30, partitions=3)
+    base = {(topic, p): 5 for p in range(3)}
+    commit(sandbox.bootstrap_servers, group, base)
+    coordinator = kafka.snapshot(lag_time=False, group_filter=lambda g: g == group).group(group).coordinator
+    leaders = {p.partition: p.leader for p in kafka.metadata(topic).topic_partitions(topic)}
+    partition, broker = next((p, b) for p, b in sorted(leaders.items()) if b != coordinator)
+    with sandbox.broker_stopped(f"kafka-{broker}"):
+        sandbox.wait_until(lambda: any(p.offline for p in kafka.metadata(topic).topic_partitions(topic)),
+                           timeout=45, what=f"{topic}/{partition} offline")
+        result = ops("groups", "reset-offsets", group, "--topic", topic, "--to-earliest", "--execute")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert f"the log range of {topic}/{partition} could not be read (offline: no leader)" in result.stderr
+    assert "nothing was reset" in result.stderr
+    assert kafka.committed(group) == base
+    assert not (ops.state / "undo").exists() or not list((ops.state / "undo").rglob("*.csv"))
+
+
 # ---- topics ------------------------------------------------------------------------------------
 
 def test_topic_lifecycle_create_grow_configure_delete(cluster, cluster_ops):
