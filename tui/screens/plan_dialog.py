@@ -40,6 +40,13 @@ class _Refused:
     reason: str
 
 
+def _refusing(call: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return call(*args)
+    except StreamctlError as exc:
+        return _Refused(str(exc))
+
+
 class PlanDialog(ModalScreen[str | None]):
     DEFAULT_CSS = """
     PlanDialog { align: center middle; }
@@ -72,17 +79,11 @@ class PlanDialog(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def _plan(self) -> Any:
-        try:
-            return self.request.plan()
-        except StreamctlError as exc:
-            return _Refused(str(exc))
+        return _refusing(self.request.plan)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="execute")
     def _execute(self) -> str | _Refused:
-        try:
-            return self.request.run(self.planned)
-        except StreamctlError as exc:
-            return _Refused(str(exc))
+        return _refusing(self.request.run, self.planned)
 
     @on(Worker.StateChanged)
     def _worker_finished(self, event: Worker.StateChanged) -> None:
