@@ -68,7 +68,20 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
         else:
             report.done("sandbox already running")
     _print_status(sb)
-    click.echo(f"context 'sandbox' written to {session.config_path}")
+    click.echo(_context_line(session))
+
+
+def _context_line(session: Session) -> str:
+    """Where the context went, and how to use it when another one stays current."""
+    from streamctl.config import load_config
+    from streamctl.sandbox.stack import CONTEXT
+
+    path = session.config_path
+    current = load_config(path).current_context
+    if current == CONTEXT:
+        return f"context '{CONTEXT}' written to {path} (the current context)"
+    return (f"context '{CONTEXT}' written to {path}; current-context stays '{current}': "
+            f"use --context {CONTEXT}, or set current-context: {CONTEXT} in that file")
 
 
 @sandbox.command("status")

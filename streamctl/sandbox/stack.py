@@ -38,6 +38,9 @@ START_TIMEOUT = 180.0
 ROLE_TITLES = {"zookeeper": "ZooKeeper", "broker": "the brokers"}
 STOP_GRACE = 20.0
 
+CONTEXT = "sandbox"  # the context `up` writes
+MANAGED_BY = "streamctl-sandbox"  # its mark: a context without it is the user's, never replaced
+
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
              "-Djava.awt.headless=true"]
 
@@ -112,6 +115,7 @@ class Sandbox:
             raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
         if secure and distributed:
             raise UsageError("--distributed runs the demo job, which the --secure sandbox does not start")
+        self.check_context_replaceable()
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
         if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure
@@ -322,7 +326,15 @@ class Sandbox:
                 if "already exists" not in str(exc).lower() and "TOPIC_ALREADY_EXISTS" not in str(exc):
                     raise
 
-    def write_context(self, state: SandboxState) -> None:
+    def check_context_replaceable(self) -> None:
+        """Refuse, before a service starts, a `sandbox` context that the user wrote."""
+        from streamctl.config import check_context_replaceable
+
+        check_context_replaceable(CONTEXT, MANAGED_BY, path=self.config_path)
+
+    def write_context(self, state: SandboxState) -> bool:
+        """Write (or rewrite) the `sandbox` context; it becomes current-context only in a file
+        that names none. Returns whether it is the current context."""
         from streamctl.config import save_context
 
         context: dict = {"kafka": {"bootstrap_servers": state.bootstrap_servers,
@@ -335,7 +347,7 @@ class Sandbox:
         for fragment in fragments:
             for key, part in fragment.items():
                 context[key] = {**context.get(key, {}), **part}
-        save_context("sandbox", context, path=self.config_path)
+        return save_context(CONTEXT, context, path=self.config_path, current="if-unset", managed_by=MANAGED_BY)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
 

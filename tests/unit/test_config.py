@@ -505,7 +505,7 @@ SANDBOX = {
 
 def test_save_context_creates_file_0600(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "config.yaml"
-    save_context("sandbox", SANDBOX, path)
+    assert save_context("sandbox", SANDBOX, path) is True
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     config = load_config(path)
     assert config.current_context == "sandbox"
@@ -514,32 +514,103 @@ def test_save_context_creates_file_0600(tmp_path: Path) -> None:
 
 
 def test_save_context_preserves_others_and_references(full: Path) -> None:
-    save_context("new", {"kafka": {"bootstrap_servers": "n:1"}}, full)
+    assert save_context("new", {"kafka": {"bootstrap_servers": "n:1"}}, full) is False
     text = full.read_text()
     assert "${KAFKA_PASSWORD}" in text and "${ZK_AUTH}" in text
     assert SECRET not in text
+    assert text.startswith(FULL)  # every byte of the file as it was, the new context after it
     raw = yaml.safe_load(text)
-    assert raw["current-context"] == "new"
-    assert raw["contexts"]["sandbox"] == yaml.safe_load(FULL)["contexts"]["sandbox"]
+    assert raw["current-context"] == "sandbox"  # "if-unset": the file names one already
     config = load_config(full)
     assert list(config.contexts) == ["sandbox", "other", "new"]
     assert config.context("sandbox").kafka.client_config()["sasl.password"] == SECRET
 
 
-def test_save_context_without_make_current(full: Path) -> None:
-    save_context("sandbox", {"kafka": {"bootstrap_servers": "x:1"}}, full, make_current=False)
-    raw = yaml.safe_load(full.read_text())
-    assert raw["current-context"] == "sandbox"
-    save_context("n", {"kafka": {"bootstrap_servers": "y:1"}}, full, make_current=False)
+def test_save_context_current_policies(full: Path) -> None:
+    assert save_context("n", {"kafka": {"bootstrap_servers": "y:1"}}, full, current="never") is False
+    assert load_config(full).current_context == "sandbox"
+    assert save_context("n", {"kafka": {"bootstrap_servers": "y:2"}}, full, current="always") is True
     config = load_config(full)
-    assert config.current_context == "sandbox"
-    assert config.context().kafka.bootstrap_servers == "x:1"
+    assert config.current_context == "n" and config.context().kafka.bootstrap_servers == "y:2"
+
+
+HOME = """# ops host: nagios runs `streamctl check` from cron against prod
+current-context: prod   # never the sandbox
+
+contexts:
+  # production, read-only on this host
+  prod:
+    read_only: true
+    kafka:
+      bootstrap_servers: 'kafka1:9092,kafka2:9092'
+      properties:
+        sasl.password: ${KAFKA_PASSWORD}
+  # staging
+  stage:
+    kafka: {bootstrap_servers: "stage:9092"}
+    connect:
+      urls:
+        - http://connect:8083  # the only worker
+# end
+"""
+OURS = "streamctl-sandbox"
+
+
+def test_sandbox_context_joins_without_taking_over(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.yaml", HOME)
+    path.chmod(0o644)
+    assert save_context("sandbox", SANDBOX, path, managed_by=OURS) is False
+    text = path.read_text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    lines = text.splitlines()
+    assert lines[:len(HOME.splitlines())] == HOME.splitlines()  # comments, order, quoting as written
+    config = load_config(path)
+    assert config.current_context == "prod"
+    assert list(config.contexts) == ["prod", "stage", "sandbox"]
+    assert config.context("sandbox").managed_by == OURS
+    assert config.context("sandbox").kafka.bootstrap_servers == "127.0.0.1:1"
+
+
+def test_sandbox_context_rewritten_in_place_keeps_what_follows(tmp_path: Path) -> None:
+    text = HOME.replace("contexts:\n", "contexts:\n  sandbox:\n    managed-by: streamctl-sandbox\n"
+                        "    kafka:\n      bootstrap_servers: 127.0.0.1:9\n")
+    path = write(tmp_path / "config.yaml", text)
+    save_context("sandbox", {"kafka": {"bootstrap_servers": "127.0.0.1:2"}}, path, managed_by=OURS)
+    after = path.read_text()
+    assert "127.0.0.1:9" not in after and "bootstrap_servers: 127.0.0.1:2" in after
+    # The heading of the context after it, and everything else, stay where they were.
+    assert after.replace("bootstrap_servers: 127.0.0.1:2", "bootstrap_servers: 127.0.0.1:9") == text
+    assert list(load_config(path).contexts) == ["sandbox", "prod", "stage"]
+
+
+def test_a_foreign_sandbox_context_is_refused_and_the_file_untouched(tmp_path: Path) -> None:
+    path = write(tmp_path / "config.yaml", HOME.replace("  stage:", "  sandbox:"))
+    path.chmod(0o644)
+    before = path.read_bytes()
+    for attempt in (lambda: save_context("sandbox", SANDBOX, path, managed_by=OURS),
+                    lambda: cfg.check_context_replaceable("sandbox", OURS, path)):
+        with pytest.raises(ConfigError) as info:
+            attempt()
+        assert str(info.value) == (
+            f"{path}: context 'sandbox' was not written by {OURS}; not replacing it "
+            f"(rename it, or add 'managed-by: {OURS}' to it to let {OURS} rewrite it)")
+    assert path.read_bytes() == before
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_symlinked_config_is_edited_where_it_points(tmp_path: Path) -> None:
+    (tmp_path / "dotfiles").mkdir()
+    real = write(tmp_path / "dotfiles" / "config.yaml", HOME)
+    link = tmp_path / "config.yaml"
+    link.symlink_to(real)
+    save_context("sandbox", SANDBOX, link, managed_by=OURS)
+    assert link.is_symlink() and "sandbox" in load_config(real).contexts
 
 
 def test_save_context_keeps_snake_current_context_key(tmp_path: Path) -> None:
     text = "current_context: a\ncontexts:\n  a:\n    kafka: {bootstrap_servers: h}\n"
     path = write(tmp_path / "c.yaml", text)
-    save_context("b", {"kafka": {"bootstrap_servers": "h"}}, path)
+    save_context("b", {"kafka": {"bootstrap_servers": "h"}}, path, current="always")
     raw = yaml.safe_load(path.read_text())
     assert raw["current_context"] == "b" and "current-context" not in raw
 
@@ -580,7 +651,9 @@ def test_save_into_broken_yaml_refused(tmp_path: Path) -> None:
 
 
 def test_remove_context(full: Path) -> None:
+    full.write_text(full.read_text().replace("  other:", "  # the other one\n  other:"))
     remove_context("sandbox", full)
+    assert full.read_text().startswith("contexts:\n  # the other one\n  other:")
     config = load_config(full)
     assert list(config.contexts) == ["other"] and config.current_context is None
     with pytest.raises(ConfigError, match=r"no context 'sandbox' in .* \(known: other\)"):
