@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from streamctl.global_options import add_global_options, root_options
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 
@@ -42,7 +43,7 @@ class LazyGroup(click.Group):
         if target is None or not _installed(target):
             return None
         module, attribute = target.split(":")
-        return getattr(importlib.import_module(module), attribute)
+        return add_global_options(getattr(importlib.import_module(module), attribute))
 
 
 def _installed(target: str) -> bool:
@@ -51,10 +52,7 @@ def _installed(target: str) -> bool:
 
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--context", "context", metavar="NAME", help="Config context to use (default: current-context).")
-@click.option("--config", "config", metavar="PATH", type=click.Path(dir_okay=False),
-              help="Config file (default: $STREAMCTL_CONFIG or the XDG config dir).")
-@click.option("--read-only", is_flag=True, help="Refuse every mutation.")
+@root_options
 @click.version_option(package_name="streamctl")
 @click.pass_context
 def cli(ctx: click.Context, context: str | None, config: str | None, read_only: bool) -> None:

@@ -29,15 +29,16 @@ def _render(name: str):
 
 
 @contextmanager
-def _connect(session: Session, operation: str | None = None):
-    """The context and a client for its Connect cluster; operations refused in read-only mode."""
+def _connect(session: Session, operation: str | None = None, execute: bool = False):
+    """The context and a client for its Connect cluster; an operation's execution refused in
+    read-only mode (its dry run is not)."""
     from streamctl.connect.collect import backend_for
 
     ctx = session.context()
     if operation:  # refused before anything is read
         from streamctl.ops import require_writable
 
-        require_writable(operation, ctx, session.read_only_flag)
+        require_writable(operation, ctx, session.read_only_flag, execute)
     if ctx.connect is None:
         raise UsageError(f"context '{ctx.name}' has no connect: section (the workers' REST URLs)")
     with backend_for(ctx) as backend:
@@ -113,7 +114,7 @@ def connect_create(session: Session, name: str | None, config_file: Path, execut
     """Create a connector (the worker validates the config first; the plan lists it, masked)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect create") as (ctx, backend):
+    with _connect(session, "connect create", execute) as (ctx, backend):
         file_name, config = plans.read_config_file(config_file)
         name = name or file_name
         if not name:
@@ -133,7 +134,7 @@ def connect_update(session: Session, name: str, config_file: Path, execute: bool
     """Replace a connector's config (the plan is the diff, secrets masked)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect update") as (ctx, backend):
+    with _connect(session, "connect update", execute) as (ctx, backend):
         _, config = plans.read_config_file(config_file)
         plan = plans.plan_update(backend, name, config)
         show(plan, output)
@@ -152,7 +153,7 @@ def _state_command(action: str, help_text: str):
     def command(session: Session, name: str, execute: bool, output: str) -> None:
         from streamctl.connect import plans
 
-        with _connect(session, f"connect {action}") as (ctx, backend):
+        with _connect(session, f"connect {action}", execute) as (ctx, backend):
             plan = plans.plan_state(backend, name, action)
             show(plan, output)
             finish(plan, execute, lambda: plans.apply_state(ctx, backend, plan),
@@ -178,7 +179,7 @@ def connect_restart(session: Session, name: str, include_tasks: bool, only_faile
     """Restart a connector (and with --include-tasks its tasks)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect restart") as (ctx, backend):
+    with _connect(session, "connect restart", execute) as (ctx, backend):
         plan = plans.plan_restart(backend, name, include_tasks, only_failed)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_state(ctx, backend, plan),
@@ -194,7 +195,7 @@ def connect_delete(session: Session, name: str, execute: bool, output: str) -> N
     """Delete a connector (a sink's consumer group keeps its offsets)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect delete") as (ctx, backend):
+    with _connect(session, "connect delete", execute) as (ctx, backend):
         plan = plans.plan_delete(backend, name)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_state(ctx, backend, plan))
@@ -241,7 +242,7 @@ def offsets_reset(session: Session, name: str, execute: bool, output: str) -> No
     """Remove every offset of a STOPPED connector (an undo file is written first)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect offsets reset") as (ctx, backend):
+    with _connect(session, "connect offsets reset", execute) as (ctx, backend):
         plan = plans.plan_offsets_reset(backend, name)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_offsets_reset(ctx, backend, plan),
@@ -259,7 +260,7 @@ def offsets_undo(session: Session, name: str, undo_file: Path | None, execute: b
     """Put back the offsets a reset removed (the connector must be STOPPED)."""
     from streamctl.connect import plans
 
-    with _connect(session, "connect offsets undo") as (ctx, backend):
+    with _connect(session, "connect offsets undo", execute) as (ctx, backend):
         plan = plans.plan_offsets_undo(backend, ctx.name, name, undo_file)
         show(plan, output)
         finish(plan, execute, lambda: plans.apply_offsets_undo(ctx, backend, plan),

@@ -111,7 +111,7 @@ def _run(session: Session, operation: str, name: str, execute: bool, output: str
     from streamctl.ops import require_writable
 
     ctx = session.context()
-    require_writable(operation, ctx, session.read_only_flag)
+    require_writable(operation, ctx, session.read_only_flag, execute)
     plan = agent_ops.plan(ctx, name, wanted, _sandbox(session))
     show(plan, output)
     finish(plan, execute, lambda: f"done: agent {name}: {agent_ops.apply(ctx, plan)}",

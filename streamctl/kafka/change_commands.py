@@ -10,18 +10,20 @@ import click
 from streamctl.console import OUTPUT
 from streamctl.session import Session
 from streamctl.errors import UsageError
+from streamctl import times
 from streamctl.kafka import execute as kafka_exec
 from streamctl.ops.preview import EXECUTE, finish, show
 
 
 
-def _admin(session: Session, operation: str):
-    """The context and an admin client, once read-only mode has been ruled out."""
+def _admin(session: Session, operation: str, execute: bool):
+    """The context and an admin client, once read-only mode has been ruled out for an
+    execution (a dry run plans in a read-only context too)."""
     from streamctl.backends.kafka_isolated import isolated_backend
     from streamctl.ops import require_writable
 
     ctx = session.context()
-    require_writable(operation, ctx, session.read_only_flag)
+    require_writable(operation, ctx, session.read_only_flag, execute)
     return ctx, isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout, admin=True)
 
 
@@ -39,7 +41,7 @@ def topics_create(session: Session, name, partitions, replication_factor, config
     """Create a topic (validated locally and by the broker first)."""
     from streamctl.kafka import topics
 
-    ctx, admin = _admin(session, "topics create")
+    ctx, admin = _admin(session, "topics create", execute)
     values = topics.parse_configs(configs)
     topics.validate_name(name)  # refused before the cluster is asked anything
     snap = admin.metadata()
@@ -59,7 +61,7 @@ def topics_add_partitions(session: Session, name, total, execute, output):
     """Raise a topic's partition count (never lowers it)."""
     from streamctl.kafka import topics
 
-    ctx, admin = _admin(session, "topics add-partitions")
+    ctx, admin = _admin(session, "topics add-partitions", execute)
     plan = topics.plan_add_partitions(admin, admin.metadata(), name, total)
     show(plan, output)
     finish(plan, execute, lambda: kafka_exec.add_partitions(admin, ctx.name, plan))
@@ -78,7 +80,7 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
 
     if not pairs and not deletes:
         raise UsageError("alter-config: give KEY=VALUE pairs or --delete-config KEY")
-    ctx, admin = _admin(session, "topics alter-config")
+    ctx, admin = _admin(session, "topics alter-config", execute)
     values: dict[str, str | None] = {**topics.parse_configs(pairs), **{k: None for k in deletes}}
     plan = topics.plan_alter_config(admin, admin.metadata(), name, values)
     show(plan, output)
@@ -95,7 +97,7 @@ def topics_delete(session: Session, name, yes_delete, execute, output):
     """Delete a topic; the plan lists the groups still consuming it."""
     from streamctl.kafka import topics
 
-    ctx, admin = _admin(session, "topics delete")
+    ctx, admin = _admin(session, "topics delete", execute)
     plan = topics.plan_delete(admin.snapshot(lag_time=False), name)
     show(plan, output)
     if execute:
@@ -122,7 +124,8 @@ MODES = ("to-earliest", "to-latest", "to-current", "to-offset", "to-datetime", "
 @click.option("--to-current", is_flag=True)
 @click.option("--to-offset", type=int, metavar="N")
 @click.option("--to-datetime", metavar="ISO8601")
-@click.option("--by-duration", metavar="ISO8601-DURATION")
+@click.option("--by-duration", metavar="TIME",
+              help="Offsets as of that long ago: 1h, -30m, 2d, PT1H, P1DT2H (or an ISO 8601 time).")
 @click.option("--shift-by", type=int, metavar="N")
 @click.option("--from-file", type=click.Path(dir_okay=False), metavar="CSV")
 @click.option("--export", is_flag=True, help="Print the plan as CSV (topic,partition,offset).")
@@ -147,10 +150,10 @@ def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_ea
     if topic_specs and all_topics:
         raise UsageError("--topic and --all-topics exclude each other")
     if mode == "to-datetime":
-        offsets.parse_datetime(value)
+        times.parse_datetime(value)
     if mode == "by-duration":
-        offsets.parse_duration(value)
-    ctx, admin = _admin(session, "groups reset-offsets")
+        times.parse_time(value, "--by-duration")
+    ctx, admin = _admin(session, "groups reset-offsets", execute)
     plan, resets = offsets.plan_reset(admin, group, offsets.parse_topic_specs(topic_specs), all_topics,
                                       mode, value)
     if export:
@@ -180,7 +183,7 @@ def groups_undo_reset(session: Session, group, execute, output):
     """Restore the offsets the last reset of GROUP replaced (from its undo file)."""
     from streamctl.kafka import offsets
 
-    ctx, admin = _admin(session, "groups undo-reset")
+    ctx, admin = _admin(session, "groups undo-reset", execute)
     undo = offsets.last_undo(ctx.name, group)
     plan, resets = offsets.plan_reset(admin, group, [], False, "from-file", str(undo))
     click.echo(f"undo file: {undo}", err=True)  # after the plan: a bad file is one error line
@@ -200,7 +203,7 @@ def groups_undo_reset(session: Session, group, execute, output):
 @click.pass_obj
 def elect_leaders(session: Session, topic_names, execute, output):
     """Preferred leader election for partitions not led by their preferred replica."""
-    ctx, admin = _admin(session, "elect-leaders")
+    ctx, admin = _admin(session, "elect-leaders", execute)
     plan = kafka_exec.plan_elect_leaders(admin.metadata(), topic_names)
     show(plan, output)
     finish(plan, execute, lambda: kafka_exec.elect_leaders(admin, ctx.name, plan))

@@ -13,7 +13,7 @@ import operator
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from streamctl import paths
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.ops import Change, Plan
+from streamctl.times import parse_datetime, parse_time
 
 IDLE_STATES = {"EMPTY", "DEAD"}
 
@@ -63,44 +64,6 @@ def parse_topic_specs(specs: tuple[str, ...]) -> list[tuple[str, list[int] | Non
             raise UsageError(f"--topic {spec!r}: partitions cannot be negative")
         parsed.append((topic, numbers))
     return parsed
-
-
-_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?")
-
-
-def parse_datetime(text: str, option: str = "--to-datetime") -> int:
-    """ISO 8601 (as the Kafka tool takes it: YYYY-MM-DDTHH:mm:SS.sss, optional zone) -> epoch ms.
-
-    Without a zone the local time zone applies, as in Kafka's tool.
-    """
-    if not _DATETIME.fullmatch(text):
-        raise UsageError(f"{option} {text!r}: expected ISO 8601 like 2026-11-25T13:45:00.000Z")
-    zone = re.search(r"[+-](\d{2}):?(\d{2})$", text)
-    if zone and (int(zone[1]) > 23 or int(zone[2]) > 59):
-        raise UsageError(f"{option} {text!r}: zone offset out of range (at most ±23:59)")
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        if moment.tzinfo is None:
-            moment = moment.astimezone()
-        return int(moment.timestamp() * 1000)
-    except (ValueError, OverflowError, OSError) as exc:  # e.g. a year outside 1-9999 once in UTC
-        raise UsageError(f"{option} {text!r}: {exc}") from None
-
-
-_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?")
-
-
-def parse_duration(text: str) -> timedelta:
-    """ISO 8601 duration as Kafka's tool takes it (java.time.Duration): PnDTnHnMn.nS."""
-    match = _DURATION.fullmatch(text.upper())
-    if not match or text.upper() in ("P", "PT") or text.upper().endswith("T"):
-        raise UsageError(f"--by-duration {text!r}: expected an ISO 8601 duration like PT30M or P1DT2H")
-    days, hours, minutes, seconds = match.groups()
-    try:
-        return timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
-                         seconds=float(seconds or 0))
-    except OverflowError:
-        raise UsageError(f"--by-duration {text!r}: too long (at most {timedelta.max.days} days)") from None
 
 
 def parse_offsets_csv(text: str, group: str, source: str) -> dict[tuple[str, int], int]:
@@ -249,8 +212,7 @@ def _requested(admin, group_id, mode, value, chosen, committed, starts, ends,
         return {tp: committed[tp] + int(value) for tp in chosen}
     if mode in ("to-datetime", "by-duration"):
         now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
-        stamp = parse_datetime(value) if mode == "to-datetime" \
-            else now_ms - int(parse_duration(value).total_seconds() * 1000)
+        stamp = parse_datetime(value) if mode == "to-datetime" else parse_time(value, "--by-duration", now_ms)
         found = admin.offsets(chosen, stamp)
         # No record at or after the timestamp: the log end, as Kafka's tool does.
         return {tp: found[tp] if found.get(tp, -1) >= 0 else ends[tp] for tp in chosen}

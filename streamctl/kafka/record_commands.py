@@ -183,7 +183,7 @@ def topics_produce(session: Session, topic: str, source: Path | None, input_form
     from streamctl.ops.preview import finish, show
 
     ctx = session.context()
-    require_writable("topics produce", ctx, session.read_only_flag)
+    require_writable("topics produce", ctx, session.read_only_flag, execute)
     batch = produce.read_input(source, input_format, key_separator, keep_timestamps, keep_partitions)
     plan = produce.plan(ctx, topic, batch)
     show(plan, output)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Iterable, Iterator
@@ -24,23 +23,15 @@ PREVIEW = 60  # characters of a value in a table
 # Masked whatever the context says: header names and JSON fields that hold credentials.
 # One pattern for password, passwd and passwort: each name costs a scan of every value read.
 SECRET_NAMES = ("*passw*", "*secret*", "*token*", "authorization", "*api_key*", "*apikey*")
-_RELATIVE = re.compile(r"-(\d+)([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 # ---- where a read starts ---------------------------------------------------------------------
 
-def parse_time(text: str) -> int:
-    """`-1h`, `-30m`, `-2d`, `-90s` (before now) or an ISO 8601 time -> epoch ms."""
-    match = _RELATIVE.fullmatch(text.strip())
-    if match:
-        return int((time.time() - int(match[1]) * _UNITS[match[2]]) * 1000)
-    from streamctl.kafka.offsets import parse_datetime
+def parse_time(text: str, option: str = "--from-time") -> int:
+    """A start or end time (streamctl.times: ISO 8601, -1h, PT1H) -> epoch ms."""
+    from streamctl.times import parse_time as parse
 
-    try:
-        return parse_datetime(text, "--from-time")
-    except UsageError as exc:
-        raise UsageError(f"{exc} or a time before now like -1h, -30m, -2d") from None
+    return parse(text, option)
 
 
 def start_offsets(reader, topic: str, partitions: list[int], *, offset: int | None, from_time: int | None,
@@ -97,7 +88,7 @@ class RecordFilter:
                 raise UsageError(f"--header {spec!r}: expected NAME or NAME=VALUE")
             wanted_headers.append((name, wanted if sep else None))
         return cls(key, value, pattern, tuple(pairs), tuple(wanted_headers),
-                   parse_time(since) if since else None, parse_time(until) if until else None)
+                   parse_time(since, "--since") if since else None, parse_time(until, "--until") if until else None)
 
     @property
     def active(self) -> bool:

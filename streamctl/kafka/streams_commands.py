@@ -65,13 +65,14 @@ def streams_describe(session: Session, app_id: str, output: str) -> None:
 @click.argument("app_id", metavar="APP")
 @click.option("--to-earliest", is_flag=True, help="Inputs from their first record (the default).")
 @click.option("--to-datetime", metavar="ISO8601", help="Inputs from the first record at or after this time.")
-@click.option("--by-duration", metavar="ISO8601-DURATION", help="Inputs from this long ago (PnDTnHnMn.nS).")
+@click.option("--by-duration", metavar="TIME", help="Inputs from this long ago: 1h, -30m, 2d, PT1H, P1DT2H.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duration, execute, output):
     """Reprocess from the inputs: their offsets moved, internal topics deleted (app stopped first)."""
-    from streamctl.kafka import execute as kafka_exec, offsets
+    from streamctl import times
+    from streamctl.kafka import execute as kafka_exec
     from streamctl.kafka.change_commands import _admin
     from streamctl.kafka.render import reset_table
     from streamctl.kafka.streams_reset import MODES, plan_streams_reset
@@ -82,10 +83,10 @@ def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duratio
         raise UsageError(f"give at most one of --{', --'.join(MODES)}")
     mode, value = chosen[0] if chosen else ("to-earliest", None)
     if mode == "to-datetime":
-        offsets.parse_datetime(value)
+        times.parse_datetime(value)
     if mode == "by-duration":
-        offsets.parse_duration(value)
-    ctx, admin = _admin(session, "streams reset")
+        times.parse_time(value, "--by-duration")
+    ctx, admin = _admin(session, "streams reset", execute)
     plan, resets = plan_streams_reset(admin, app_id, mode, value, declared=ctx.kafka.streams)
     show(plan, output, lambda p: reset_table(p, resets))
 

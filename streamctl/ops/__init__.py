@@ -2,7 +2,7 @@
 
 A Plan says object by object what will change, before and after. Nothing changes until the
 caller executes it (`--execute` on the CLI, a confirm button in the dashboard); read-only
-contexts are refused before any network call that could change something.
+contexts refuse the execution before any network call (a dry run still shows the plan).
 """
 
 from __future__ import annotations
@@ -46,8 +46,12 @@ class Plan:
                 "summary": self.summary()}
 
 
-def require_writable(operation: str, context, read_only_flag: bool = False) -> None:
-    """Refuse `operation` when --read-only was given or the context says read_only: true."""
+def require_writable(operation: str, context, read_only_flag: bool = False, execute: bool = True) -> None:
+    """Refuse to execute `operation` when --read-only was given or the context says read_only:
+    true. A dry run (execute=False) passes: its plan only reads, so it can be previewed from a
+    read-only monitoring host."""
+    if not execute:
+        return
     if read_only_flag:
         raise ReadOnlyError(f"read-only mode (--read-only): refusing {operation}")
     if getattr(context, "read_only", False):

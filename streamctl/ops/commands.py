@@ -7,25 +7,19 @@ import json
 import click
 
 from streamctl.console import OUTPUT
-from streamctl.errors import UsageError
 
 
 @click.command("audit")
-@click.option("--since", metavar="ISO8601", help="Only records from this time on.")
+@click.option("--since", metavar="TIME", help="Only records from this time on: ISO 8601, -1h, -30m, -2d, PT1H.")
 @OUTPUT
 def audit(since, output):
     """Print the audit log of executed mutations."""
-    from datetime import datetime
+    from datetime import datetime, timezone
 
     from streamctl.ops import audit as log
+    from streamctl.times import parse_time
 
-    when = None
-    if since:
-        try:
-            when = datetime.fromisoformat(since.replace("Z", "+00:00"))
-            when = when if when.tzinfo else when.astimezone()
-        except (ValueError, OverflowError, OSError):  # not ISO 8601, or outside years 1-9999 in UTC
-            raise UsageError(f"--since {since!r}: expected ISO 8601") from None
+    when = datetime.fromtimestamp(parse_time(since, "--since") / 1000, tz=timezone.utc) if since else None
     records = list(log.read(when))
     if output == "json":
         click.echo(json.dumps(records, indent=2))

@@ -136,7 +136,7 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
     from streamctl.ops import require_writable
 
     ctx = session.context()
-    require_writable("jobs start", ctx, session.read_only_flag)
+    require_writable("jobs start", ctx, session.read_only_flag, execute)
     plan = job_ops.plan_start(ctx, name, master)
     show(plan, output)
     finish(plan, execute, lambda: job_ops.start(ctx, plan, wait))
@@ -155,7 +155,7 @@ def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: 
     from streamctl.ops import require_writable
 
     ctx = session.context()
-    require_writable("jobs stop", ctx, session.read_only_flag)
+    require_writable("jobs stop", ctx, session.read_only_flag, execute)
     plan = job_ops.plan_stop(name, grace)
     show(plan, output)
     finish(plan, execute, lambda: job_ops.stop(ctx, plan), nothing=f"nothing to change: job {name} is not running")

@@ -173,14 +173,15 @@ def _payload(data: str | None, file, required: bool) -> bytes:
     return data.encode("utf-8")
 
 
-def _writer(session: Session, operation: str):
-    """Context and a read-write backend, once read-only mode has been ruled out (no network yet)."""
+def _writer(session: Session, operation: str, execute: bool):
+    """Context and a read-write backend, once read-only mode has been ruled out for an
+    execution (no network yet; a dry run plans in a read-only context too)."""
     from streamctl.backends.zookeeper import ZooKeeperBackend
     from streamctl.ops import require_writable
 
     ctx, settings = _settings(session)
-    require_writable(operation, ctx, session.read_only_flag)
-    return ctx, ZooKeeperBackend.from_settings(settings, read_only=False)
+    require_writable(operation, ctx, session.read_only_flag, execute)
+    return ctx, ZooKeeperBackend.from_settings(settings, read_only=not execute)
 
 
 def _finish(plan, output: str, execute: bool, ctx, apply, verify) -> None:
@@ -208,7 +209,7 @@ def zk_create(session: Session, path: str, data: str | None, file, parents: bool
 
     _path(path)
     payload = _payload(data, file, required=False)
-    ctx, backend = _writer(session, "zk create")
+    ctx, backend = _writer(session, "zk create", execute)
     with backend:
         plan = zk_ops.plan_create(backend, path, payload, parents)
         _finish(plan, output, execute, ctx,
@@ -232,7 +233,7 @@ def zk_set(session: Session, path: str, data: str | None, file, version: int | N
 
     _path(path)
     payload = _payload(data, file, required=True)
-    ctx, backend = _writer(session, "zk set")
+    ctx, backend = _writer(session, "zk set", execute)
     with backend:
         plan = zk_ops.plan_set(backend, path, payload, version)
         _finish(plan, output, execute, ctx,
@@ -254,7 +255,7 @@ def zk_delete(session: Session, path: str, recursive: bool, version: int | None,
     from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
-    ctx, backend = _writer(session, "zk delete")
+    ctx, backend = _writer(session, "zk delete", execute)
     with backend:
         plan, targets = zk_ops.plan_delete(backend, path, recursive, version)
         _finish(plan, output, execute, ctx,

@@ -28,7 +28,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamctl import config
+from streamctl import config, times
 from streamctl.flume import definition as flume_config, lint as flume_lint
 from streamctl.spark import jobs as spark_jobs
 from streamctl.zookeeper import kafka_znodes as zk_kafka
@@ -468,7 +468,7 @@ def test_offsets_file_any_bytes(data):
                                              fullmatch=True))
 def test_datetimes(text):
     with refused_in_one_line():
-        assert isinstance(offsets.parse_datetime(text), int)
+        assert isinstance(times.parse_datetime(text), int)
 
 
 @FAST
@@ -476,7 +476,15 @@ def test_datetimes(text):
                                             fullmatch=True))
 def test_durations(text):
     with refused_in_one_line():
-        assert isinstance(offsets.parse_duration(text), timedelta)
+        assert isinstance(times.parse_duration(text), timedelta)
+
+
+@FAST
+@given(st.text(max_size=30) | st.from_regex(r"-?\d{1,14}[smhdx]|-?[Pp](\d{1,25}D)?([Tt](\d{1,25}H)?(\d{1,25}M)?)?"
+                                            r"|\d{1,5}-\d{2}-\d{2}(T\d{2}:\d{2})?", fullmatch=True))
+def test_times_for_every_time_option(text):
+    with refused_in_one_line():
+        assert times.parse_time(text, "--since") >= 0
 
 
 @FAST

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from streamctl import times
 from streamctl.errors import UsageError
 from streamctl.kafka import offsets, topics
 
@@ -48,21 +49,21 @@ def test_topic_specs():
 
 def test_datetimes_as_kafka_tool_takes_them():
     utc = datetime(2026, 11, 25, 13, 45, 0, tzinfo=timezone.utc)
-    assert offsets.parse_datetime("2026-11-25T13:45:00.000Z") == int(utc.timestamp() * 1000)
-    assert offsets.parse_datetime("2026-11-25T14:45:00+01:00") == int(utc.timestamp() * 1000)
+    assert times.parse_datetime("2026-11-25T13:45:00.000Z") == int(utc.timestamp() * 1000)
+    assert times.parse_datetime("2026-11-25T14:45:00+01:00") == int(utc.timestamp() * 1000)
     local = datetime(2026, 11, 25, 13, 45).astimezone()
-    assert offsets.parse_datetime("2026-11-25T13:45:00") == int(local.timestamp() * 1000)
+    assert times.parse_datetime("2026-11-25T13:45:00") == int(local.timestamp() * 1000)
     for bad in ("yesterday", "2026-13-01T00:00:00", "2026-11-25", "2026-11-25 13:45"):
         with pytest.raises(UsageError):
-            offsets.parse_datetime(bad)
+            times.parse_datetime(bad)
 
 
 def test_durations():
-    assert offsets.parse_duration("PT30M") == timedelta(minutes=30)
-    assert offsets.parse_duration("P1DT2H3M4.5S") == timedelta(days=1, hours=2, minutes=3, seconds=4.5)
+    assert times.parse_duration("PT30M") == timedelta(minutes=30)
+    assert times.parse_duration("P1DT2H3M4.5S") == timedelta(days=1, hours=2, minutes=3, seconds=4.5)
     for bad in ("P", "PT", "30m", "P1DT", "1 hour"):
         with pytest.raises(UsageError):
-            offsets.parse_duration(bad)
+            times.parse_duration(bad)
 
 
 def test_offsets_csv_in_both_kafka_export_shapes():

@@ -161,7 +161,7 @@ class AlterConfigDialog(FormDialog):
 
 
 RESET_MODES = [("to earliest", "to-earliest"), ("to latest", "to-latest"), ("to offset N", "to-offset"),
-               ("to datetime (ISO 8601)", "to-datetime"), ("by duration (ISO 8601, e.g. PT1H)", "by-duration"),
+               ("to datetime (ISO 8601)", "to-datetime"), ("by duration (1h, 30m, PT1H)", "by-duration"),
                ("shift by N", "shift-by"), ("from file (CSV)", "from-file"), ("to current", "to-current")]
 NEEDS_VALUE = {"to-offset", "to-datetime", "by-duration", "shift-by", "from-file"}
 
@@ -180,6 +180,7 @@ class ResetOffsetsDialog(FormDialog):
         yield Input(placeholder="topics: all, or TOPIC[:P,P] separated by spaces", value="all", id="topics")
 
     def request(self) -> OperationRequest:
+        from streamctl import times
         from streamctl.kafka import execute as kafka_exec, offsets
 
         mode = self.query_one("#mode", Select).value
@@ -189,9 +190,9 @@ class ResetOffsetsDialog(FormDialog):
         if mode in ("to-offset", "shift-by"):
             _int(value, mode)
         if mode == "to-datetime":
-            offsets.parse_datetime(value)
+            times.parse_datetime(value)
         if mode == "by-duration":
-            offsets.parse_duration(value)
+            times.parse_time(value, "--by-duration")
         selection = self.value("topics")
         all_topics = selection in ("", "all")
         specs = [] if all_topics else offsets.parse_topic_specs(tuple(selection.split()))
