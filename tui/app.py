@@ -35,6 +35,8 @@ SCREENS = {
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
              "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector"}
+# A read-only context previews every operation (its plan) and refuses to execute it.
+READ_ONLY_REFUSAL = "read-only context: a dry run; executing this plan is refused"
 
 
 class StreamctlApp(App):
@@ -118,28 +120,22 @@ class StreamctlApp(App):
 
     # ---- operations ----------------------------------------------------------------------
 
-    def allow_mutation(self, action: str) -> bool | None:
-        """Bindings of mutations show disabled in a read-only context (None = disabled)."""
-        if action in MUTATIONS and self.source.read_only:
-            return None
-        return True
-
-    def refuse_in_read_only(self) -> bool:
-        """True (after saying so) when the context is read-only: the caller stops there."""
-        if self.source.read_only:
-            self.notify("read-only context: operations are disabled", severity="warning")
-        return self.source.read_only
-
     def open_operation(self, form) -> None:
-        if self.refuse_in_read_only():
-            return
-        from streamctl.tui.screens.plan_dialog import PlanDialog
+        """The form of an operation, then its plan dialog."""
 
         def planned(request) -> None:
             if request is not None:
-                self.push_screen(PlanDialog(request), self._operation_done)
+                self.show_plan(request)
 
         self.push_screen(form, planned)
+
+    def show_plan(self, request) -> None:
+        """The plan dialog of an operation. In a read-only context it is a dry run: the plan is
+        shown, Execute is refused."""
+        from streamctl.tui.screens.plan_dialog import PlanDialog
+
+        refusal = READ_ONLY_REFUSAL if self.source.read_only else None
+        self.push_screen(PlanDialog(request, refusal=refusal), self._operation_done)
 
     def _operation_done(self, result: str | None) -> None:
         if result:
@@ -147,12 +143,8 @@ class StreamctlApp(App):
             self.action_refresh_screen()
 
     def confirm_operation(self, request) -> None:
-        """The plan dialog of an operation that needs no form (refused in a read-only context)."""
-        if self.refuse_in_read_only():
-            return
-        from streamctl.tui.screens.plan_dialog import PlanDialog
-
-        self.push_screen(PlanDialog(request), self._operation_done)
+        """The plan dialog of an operation that needs no form."""
+        self.show_plan(request)
 
     def elect_leaders(self) -> None:
         from streamctl.kafka import execute as kafka_exec

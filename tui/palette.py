@@ -28,15 +28,14 @@ def entries(app) -> list[tuple[str, str, object]]:
                   for t in snap.topics]
         found += [(f"group {g.id}", "open the consumer group", partial(app.push_screen, GroupDetailScreen(g.id)))
                   for g in snap.groups]
-    if not app.source.read_only:
-        from streamctl.tui.screens.dialogs import CreateTopicDialog, ResetOffsetsDialog
+    from streamctl.tui.screens.dialogs import CreateTopicDialog, ResetOffsetsDialog
 
-        found.append(("create topic", "operation", lambda: app.open_operation(CreateTopicDialog())))
-        found.append(("elect preferred leaders", "operation", app.elect_leaders))
-        if snap is not None:
-            found += [(f"reset offsets of {g.id}", "operation",
-                       partial(app.open_operation, ResetOffsetsDialog(g.id))) for g in snap.groups]
-        found += connector_operations(app)
+    found.append(("create topic", "operation", lambda: app.open_operation(CreateTopicDialog())))
+    found.append(("elect preferred leaders", "operation", app.elect_leaders))
+    if snap is not None:
+        found += [(f"reset offsets of {g.id}", "operation",
+                   partial(app.open_operation, ResetOffsetsDialog(g.id))) for g in snap.groups]
+    found += connector_operations(app)
     found += [(f"switch context {name}", "reconnect to another cluster", partial(app.switch_context, name))
               for name in app.context_names()]
     found += [(f"show {mode}", "screen", partial(app.switch_mode, mode)) for mode in app.mode_names]

@@ -97,6 +97,7 @@ class Sandbox:
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
            addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
+        self.check_context_replaceable()  # before the lock: a refused `up` leaves no file behind
         with self.lock:
             return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed)
 
@@ -115,7 +116,6 @@ class Sandbox:
             raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
         if secure and distributed:
             raise UsageError("--distributed runs the demo job, which the --secure sandbox does not start")
-        self.check_context_replaceable()
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
         if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure

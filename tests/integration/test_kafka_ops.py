@@ -329,6 +329,28 @@ def test_read_only_refuses_every_mutation(sandbox, ops, reset_scene, tmp_path, h
     assert audit_records(ops) == []
 
 
+@pytest.mark.parametrize("how", ["flag", "context"])
+def test_read_only_still_previews_plans(sandbox, ops, reset_scene, tmp_path, how):
+    """A monitoring host's read-only context shows what a change would do (and the time syntax
+    of --from-time works for --by-duration); only --execute is refused."""
+    topic, group, base, _ = reset_scene
+    config = write_context(tmp_path / "ro.yaml", sandbox.bootstrap_servers, read_only=how == "context")
+    flag = ["--read-only"] if how == "flag" else []
+    reset = ["groups", "reset-offsets", group, "--topic", topic, "--by-duration", "1h", "-o", "json"]
+    dry = ops("--config", str(config), *flag, *reset)
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["operation"] == "groups.reset-offsets" and plan["changes"]
+    assert dry.stderr.strip() == "dry run: nothing changed; add --execute to apply"
+    executed = ops(*reset, "--execute", "--config", str(config), *flag)  # the options after it, too
+    refusal = "read-only mode (--read-only)" if how == "flag" else "context 'it' is read-only"
+    assert executed.returncode == 3
+    assert executed.stderr.splitlines() == [f"streamctl: error: {refusal}: refusing groups reset-offsets"]
+    assert executed.stdout == ""  # refused before any network call
+    assert admin(sandbox).committed(group) == base
+    assert audit_records(ops) == []
+
+
 def test_elect_leaders_restores_preferred_leaders_and_audits_failures(cluster, cluster_ops):
     name = unique("elect")
     kafka = admin(cluster)

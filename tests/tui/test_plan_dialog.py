@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App
+from textual.widgets import Button, DataTable
 from textual.worker import WorkerState
 
 from streamctl.errors import StreamctlError
 from streamctl.ops import Change, Plan
+from streamctl.tui.app import READ_ONLY_REFUSAL
 from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
 
 
@@ -17,14 +19,15 @@ def one_change_plan() -> Plan:
 
 
 class DialogApp(App):
-    def __init__(self, run) -> None:
+    def __init__(self, run, refusal: str | None = None) -> None:
         super().__init__()
         self.run_operation = run
+        self.refusal = refusal
         self.results: list[tuple[str | None, list[WorkerState]]] = []
 
     def on_mount(self) -> None:
-        self.push_screen(PlanDialog(OperationRequest("Create topic", one_change_plan, self.run_operation)),
-                         self.dismissed)
+        self.push_screen(PlanDialog(OperationRequest("Create topic", one_change_plan, self.run_operation),
+                                    refusal=self.refusal), self.dismissed)
 
     def dismissed(self, result: str | None) -> None:
         executing = [w.state for w in self.workers if w.group == "execute"]
@@ -74,3 +77,22 @@ async def test_a_bug_in_the_operation_is_shown_not_swallowed():
             await pilot.pause(0.02)
         assert isinstance(app.screen, PlanDialog)
         assert "unexpected error: KeyError('missing')" in str(app.screen.query_one("#plan-error").render())
+
+
+async def test_a_read_only_dialog_shows_the_plan_and_refuses_to_execute_it():
+    ran: list[object] = []
+    app = DialogApp(lambda plan: ran.append(plan) or "topic orders created", refusal=READ_ONLY_REFUSAL)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, PlanDialog)
+        assert dialog.query_one(DataTable).row_count == 1  # the plan: a dry run
+        assert dialog.query_one("#execute", Button).disabled
+        assert str(dialog.query_one("#plan-error").render()) == READ_ONLY_REFUSAL
+        await pilot.click("#execute")
+        dialog._execute()  # reached anyway: refused
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is dialog
+    assert ran == [] and app.results == []

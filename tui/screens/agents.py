@@ -91,10 +91,8 @@ class AgentsScreen(DataScreen):
         if name is None:
             self.notify("no agent to act on", severity="warning")
             return
-        if self.app.refuse_in_read_only():
-            return
         from streamctl.flume import plans as agent_ops
-        from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
+        from streamctl.tui.screens.plan_dialog import OperationRequest
 
         ctx, config_path = self.app.source.ctx, self.app.source.config_path
         verb = "Start" if wanted == "running" else "Stop"
@@ -103,13 +101,10 @@ class AgentsScreen(DataScreen):
             lambda: agent_ops.plan(ctx, name, wanted, agent_ops.local_sandbox(config_path)),
             lambda plan: f"agent {name}: {agent_ops.apply(ctx, plan)}",
         )
-        self.app.push_screen(PlanDialog(request), self.app._operation_done)
+        self.app.show_plan(request)
 
     def action_start_agent(self) -> None:
         self._operate("running")
 
     def action_stop_agent(self) -> None:
         self._operate("stopped")
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)

@@ -182,15 +182,10 @@ class ConnectScreen(DataScreen):
             self.app.confirm_operation(state_request(self.source, name, action))
 
     def _connector_to_operate(self) -> str | None:
-        if self.app.refuse_in_read_only():
-            return None
         name = self.query_one(FilterTable).selected_key()
         if name is None:
             self.notify("select a connector first", severity="warning")
         return name
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
 
 
 def _trace_order(key: str) -> tuple:

@@ -73,9 +73,6 @@ class GroupDetailScreen(DataScreen):
 
         self.app.open_operation(ResetOffsetsDialog(self.group))
 
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
-
 
 def _next(record, preview) -> str:
     return "-" if record is None else f"@{record.offset} {preview(record.value, 40)}"

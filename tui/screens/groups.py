@@ -94,9 +94,6 @@ class GroupsScreen(DataScreen):
 
         self.app.open_operation(ResetOffsetsDialog(group))
 
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
-
 
 def _group_errors(errors) -> list[str]:
     """The snapshot's errors that leave groups, their offsets or their lag unknown (a topic's

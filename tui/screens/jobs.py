@@ -209,17 +209,12 @@ class JobsScreen(DataScreen):
                           lambda plan: job_ops.stop(ctx, plan))
 
     def _job_to_operate(self) -> str | None:
-        if self.app.refuse_in_read_only():
-            return None
         name = self.query_one(FilterTable).selected_key()
         if name is None:
             self.notify("select a job first", severity="warning")
         return name
 
     def _confirm(self, title: str, plan, run) -> None:
-        from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
+        from streamctl.tui.screens.plan_dialog import OperationRequest
 
-        self.app.push_screen(PlanDialog(OperationRequest(title, plan, run)), self.app._operation_done)
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
+        self.app.show_plan(OperationRequest(title, plan, run))

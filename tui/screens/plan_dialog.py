@@ -1,5 +1,5 @@
 """The confirm step of every operation: the plan (object by object, before -> after), then
-Execute. Planning and executing run in thread workers; the result is audited by the core.
+Execute (in a read-only context the plan alone: a dry run). Planning and executing run in thread workers; the result is audited by the core.
 
 The dialog acts on a worker's result only once the worker has finished: dismissing the
 screen cancels its workers, and one cancelled between answering and finishing would be
@@ -58,9 +58,12 @@ class PlanDialog(ModalScreen[str | None]):
     """
     BINDINGS = [("escape", "cancel", "Cancel")]
 
-    def __init__(self, request: OperationRequest) -> None:
+    def __init__(self, request: OperationRequest, refusal: str | None = None) -> None:
+        """`refusal`: why this plan may only be shown (a read-only context): a dry run whose
+        Execute stays disabled and is refused if reached anyway."""
         super().__init__()
         self.request = request
+        self.refusal = refusal
         self.planned: Any = None
 
     def compose(self) -> ComposeResult:
@@ -83,6 +86,8 @@ class PlanDialog(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="execute")
     def _execute(self) -> str | _Refused:
+        if self.refusal:
+            return _Refused(self.refusal)
         return _refusing(self.request.run, self.planned)
 
     @on(Worker.StateChanged)
@@ -107,7 +112,9 @@ class PlanDialog(ModalScreen[str | None]):
             table.add_row(c.object, c.field, cell(c.before), cell(c.after), c.note)
         self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: {escape(plan.summary())}")
         self.query_one("#plan-warnings", Static).update(Text("\n".join(f"warning: {w}" for w in plan.warnings)))
-        self.query_one("#execute", Button).disabled = not plan.changes
+        self.query_one("#execute", Button).disabled = not plan.changes or bool(self.refusal)
+        if self.refusal:
+            self.query_one("#plan-error", Static).update(Text(self.refusal))
 
     def _show_error(self, text: str) -> None:
         self.query_one("#plan-error", Static).update(Text(text))

@@ -95,7 +95,3 @@ class TopicDetailScreen(DataScreen):
         from streamctl.tui.screens.dialogs import AlterConfigDialog
 
         self.app.open_operation(AlterConfigDialog(self.topic))
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
-

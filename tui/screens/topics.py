@@ -75,6 +75,3 @@ class TopicsScreen(DataScreen):
 
     def action_elect_leaders(self) -> None:
         self.app.elect_leaders()
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        return self.app.allow_mutation(action)
