@@ -1,5 +1,7 @@
-"""Read-only mode refuses every mutating command, by `--read-only` and by `read_only: true` on
-the context: one clear line, exit 3, before any network call, nothing changed, nothing audited.
+"""Read-only mode refuses to execute every mutating command, by `--read-only` and by
+`read_only: true` on the context: one clear line, exit 3, before any network call, nothing
+changed, nothing audited. The dry run (no --execute) is allowed: a read-only monitoring host
+previews plans.
 
 The list below is checked against the CLI itself: every command with an `--execute` option is
 a mutation and must be in it. (tests/integration/test_kafka_ops.py covers the Kafka ones on
@@ -134,4 +136,27 @@ def test_read_only_refuses(secure, scene, tmp_path, how, command):
     assert result.returncode == 3
     assert one_error_line(result) == expected
     assert result.stdout == ""  # not even a plan: refused before any network call
+    assert world(secure, scene) == before
+
+
+# Mutations whose dry run has a plan to show on the secure sandbox (no agent or job runs there;
+# an undo needs an earlier reset; a produce its input).
+DRY_RUNS = [("topics", "create"), ("topics", "add-partitions"), ("topics", "alter-config"), ("topics", "delete"),
+            ("groups", "reset-offsets"), ("elect-leaders",), ("zk", "create"), ("zk", "set"), ("zk", "delete"),
+            ("connect", "create"), ("connect", "update"), ("connect", "pause"), ("connect", "resume"),
+            ("connect", "stop"), ("connect", "restart"), ("connect", "delete")]
+
+
+@pytest.mark.parametrize("how", ["flag", "context"])
+@pytest.mark.parametrize("command", DRY_RUNS, ids=" ".join)
+def test_read_only_still_shows_the_plan(secure, scene, tmp_path, how, command):
+    argv, _ = MUTATIONS[command]
+    args = [a.format(**scene) for a in argv if a != "--execute"]
+    config = secure.write_context(tmp_path / "ro.yaml", read_only=how == "context")
+    before = world(secure, scene)
+    flag = ["--read-only"] if how == "flag" else []
+    result = secure.cli("--config", str(config), *args, "-o", "json", *flag, **secure.password_env())
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["operation"]  # the plan
+    assert "read-only" not in result.stderr
     assert world(secure, scene) == before
