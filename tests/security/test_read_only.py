@@ -152,7 +152,8 @@ DRY_RUNS = [("topics", "create"), ("topics", "add-partitions"), ("topics", "alte
 def test_read_only_still_shows_the_plan(secure, scene, tmp_path, how, command):
     argv, _ = MUTATIONS[command]
     args = [a.format(**scene) for a in argv if a != "--execute"]
-    config = secure.write_context(tmp_path / "ro.yaml", read_only=how == "context")
+    config = secure.write_context(tmp_path / "ro.yaml", read_only=how == "context",
+                                  connect={"urls": [url(secure.state)]})
     before = world(secure, scene)
     flag = ["--read-only"] if how == "flag" else []
     result = secure.cli("--config", str(config), *args, "-o", "json", *flag, **secure.password_env())
