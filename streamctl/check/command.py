@@ -47,7 +47,7 @@ class Outputs:
             name, equals, value = word.partition("=")
             if name.startswith("-o") and len(name) > 2 and not name.startswith("--"):
                 name, value = "-o", word[2:]  # -ojson
-            elif name in ("-o", "--format", "--prometheus-textfile") and not equals:
+            elif name in ("-o", "--format", "--prometheus-textfile", "--component", "--timeout") and not equals:
                 value = next(words, "")
             if name in ("-o", "--format") and value in FORMATS:
                 fmt = value
