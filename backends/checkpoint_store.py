@@ -22,6 +22,7 @@ import os
 from typing import Iterator
 from urllib.parse import urlsplit
 
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError, UsageError
 
 from streamctl.model.spark import REMOTE_CHECKPOINT_SCHEMES as REMOTE_SCHEMES
@@ -116,7 +117,7 @@ class WebHdfsStore:
         except FileNotFoundError:
             raise
         except requests.RequestException as exc:
-            raise StoreUnreachable(f"{self.label} does not answer: {type(exc).__name__}") from None
+            raise StoreUnreachable(f"{self.label} does not answer: {describe(exc)}") from None
         except PermissionError as exc:
             raise PermissionError(13, f"{self.label}: {exc}") from None
 
@@ -171,7 +172,7 @@ class S3Store:
         return f"{parts.netloc}{parts.path}".rstrip("/")
 
     def _ask(self, call, *args, **kwargs):
-        from botocore.exceptions import BotoCoreError
+        from botocore.exceptions import BotoCoreError, NoCredentialsError
 
         if not self._counting:
             self._connect()
@@ -179,8 +180,11 @@ class S3Store:
             return call(*args, **kwargs)
         except (FileNotFoundError, PermissionError):
             raise
+        except NoCredentialsError:
+            raise StoreUnreachable(f"{self.label}: no credentials found (the environment, ~/.aws, "
+                                   "an instance role)") from None
         except (BotoCoreError, OSError) as exc:
-            raise StoreUnreachable(f"{self.label} does not answer: {type(exc).__name__}: {exc}") from None
+            raise StoreUnreachable(f"{self.label} does not answer: {describe(exc)}") from None
 
     def _connect(self) -> None:
         """The client (made on first use, no request yet), and a counter on every request it sends."""
@@ -189,7 +193,7 @@ class S3Store:
         try:
             client = self.fs.s3
         except (BotoCoreError, OSError) as exc:
-            raise StoreUnreachable(f"{self.label}: {type(exc).__name__}: {exc}") from None
+            raise StoreUnreachable(f"{self.label}: {describe(exc)}") from None
         client.meta.events.register("before-send.s3", self._count)
         self._counting = True
 

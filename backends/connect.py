@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import httpx
 
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 from streamctl.model.connect import ConnectCluster, ConnectPlugin, ConnectTask, Connector
 
@@ -220,4 +221,4 @@ def _http_reason(response: httpx.Response) -> str:
 def _transport_reason(exc: httpx.HTTPError) -> str:
     if isinstance(exc, httpx.ConnectError):
         return "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({exc})"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return describe(exc)

@@ -13,6 +13,7 @@ import time
 
 import httpx
 
+from streamctl.backends.failure import describe
 from streamctl.model.flume import Counters, Poll, SourceStatus, ChannelStatus, SinkStatus, AgentStatus
 from streamctl.errors import StreamctlError
 
@@ -53,10 +54,7 @@ def decode(body: bytes, url: str) -> dict:
 
 
 def _reason(exc: httpx.HTTPError) -> str:
-    text = str(exc) or type(exc).__name__
-    if "Connection refused" in text or "connection refused" in text.lower():
-        return "connection refused"
-    return text.splitlines()[0]
+    return describe(exc)
 
 
 def parse(payload: dict, taken_at: float | None = None) -> Poll:

@@ -22,6 +22,7 @@ from collections import deque
 
 from streamctl.model.spark import is_id, BatchOffsets, CheckpointStatus, PartitionJobLag, ProgressSample, ProgressTail, JobView
 from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, StoreUnreachable
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 
 KNOWN_VERSIONS = ("v1", "v2")
@@ -299,7 +300,7 @@ def rest_applications(ui_url: str, timeout: float = 5.0) -> list[dict]:
         response.raise_for_status()
         data = response.json()
     except httpx.HTTPError as exc:
-        raise SparkUnreachable(f"{url}: {type(exc).__name__}: {exc}".rstrip(": ")) from None
+        raise SparkUnreachable(f"{url}: {describe(exc)}") from None
     except ValueError:
         raise SparkUnreachable(f"{url}: not JSON") from None
     if not isinstance(data, list):

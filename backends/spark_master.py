@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 
 import httpx
 
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 from streamctl.model.spark_cluster import SparkApp, SparkCluster, SparkWorker
 
@@ -61,7 +62,7 @@ def _get(url: str, timeout: float, params: dict | None = None) -> httpx.Response
         response = httpx.get(url, params=params, timeout=timeout, follow_redirects=True)
         response.raise_for_status()
     except httpx.HTTPError as exc:
-        raise MasterUnreachable(f"{url}: {type(exc).__name__}: {exc}".rstrip(": ")) from None
+        raise MasterUnreachable(f"{url}: {describe(exc)}") from None
     return response
 
 

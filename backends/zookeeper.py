@@ -29,6 +29,7 @@ from kazoo.recipe.watchers import ChildrenWatch, DataWatch
 
 from streamctl.backends.kazoo_handler import pipeline_handler
 from streamctl.backends.kazoo_session import failed_login_is_auth_failure, gc_paused, start_within
+from streamctl.backends.failure import describe
 from streamctl.backends.zookeeper_data import depth_of, join, validate_path
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
@@ -408,5 +409,4 @@ class ZooKeeperBackend:
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return describe(exc)

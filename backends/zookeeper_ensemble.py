@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from streamctl.backends.failure import describe
 from streamctl.errors import UsageError
 
 NOT_IN_WHITELIST = "is not in the whitelist"
@@ -334,8 +335,7 @@ def _describe(exc: BaseException) -> str:
         return "connection refused"
     if isinstance(exc, socket.timeout | TimeoutError):
         return "timed out"
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return describe(exc)
 
 
 def probe_ensemble(hosts: str, timeout: float, admin_url: str | None = None) -> list[ServerHealth]:

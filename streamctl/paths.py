@@ -33,6 +33,12 @@ def config_file(explicit: str | os.PathLike | None = None) -> Path:
     return config_dir() / "config.yaml"
 
 
+def check_error_log() -> Path:
+    """<state>/check-errors.log: tracebacks of `check` collectors that failed unexpectedly (the
+    monitoring line names this file instead of a Python exception)."""
+    return state_dir() / "check-errors.log"
+
+
 def undo_dir(*parts: str) -> Path:
     """<state>/undo/<part>/...: where resets keep the offsets they replaced; each part made safe
     as a file name (a group or connector name may hold any character)."""

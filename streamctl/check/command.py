@@ -1,13 +1,112 @@
-"""`streamctl check`: headless health evaluation for monitoring."""
+"""`streamctl check`: headless health evaluation for monitoring.
+
+Every failure still answers in the format asked: a config error, an unknown context, a refused
+option or a bug is UNKNOWN (exit 3) as a JSON document, a Prometheus textfile rewritten with
+`streamctl_check_timestamp_seconds`, or the Nagios line; the one-line error goes to stderr.
+With `--prometheus-textfile` stdout stays empty unless a format is asked (`-o`/`--format`).
+"""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import click
 
 from streamctl.session import Session
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import ExitCode, StreamctlError, UsageError
+
+FORMATS = ("nagios", "json", "prometheus")
+
+
+class CheckError(StreamctlError):
+    """check could not run (its textfile unwritable, a bug): UNKNOWN, as monitoring plugins say."""
+
+    exit_code = ExitCode.UNKNOWN
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where check answers: stdout in `fmt` (None: nothing), and the Prometheus textfile."""
+
+    fmt: str | None
+    textfile: str | None
+
+    @classmethod
+    def asked(cls, fmt: str | None, textfile: str | None) -> Outputs:
+        return cls(fmt or (None if textfile else "nagios"), textfile)
+
+    @classmethod
+    def from_words(cls, args: list[str]) -> Outputs:
+        """What a command line click refused asked for, read leniently from its words."""
+        fmt = textfile = None
+        words = iter(args)
+        for word in words:
+            if word == "--":
+                break
+            name, equals, value = word.partition("=")
+            if name.startswith("-o") and len(name) > 2 and not name.startswith("--"):
+                name, value = "-o", word[2:]  # -ojson
+            elif name in ("-o", "--format", "--prometheus-textfile", "--component", "--timeout") and not equals:
+                value = next(words, "")
+            if name in ("-o", "--format") and value in FORMATS:
+                fmt = value
+            elif name == "--prometheus-textfile" and value:
+                textfile = value
+        return cls.asked(fmt, textfile)
+
+    def answer(self, evaluation, now: float) -> None:
+        """The textfile, then stdout; a textfile that cannot be written makes check UNKNOWN."""
+        from streamctl.model.health import Evaluation
+
+        unwritten = self._write_textfile(evaluation, now)
+        self._print(Evaluation(failure=unwritten) if unwritten else evaluation, now)
+        if unwritten:
+            raise CheckError(unwritten)
+
+    def refuse(self, reason: str, usage: bool = False) -> None:
+        """Nothing was evaluated: UNKNOWN with `reason` in every output asked. A refused
+        command line leaves the Nagios stdout empty (its line is the error on stderr)."""
+        import time
+
+        from streamctl.model.health import Evaluation
+
+        failed, now = Evaluation(failure=reason), time.time()
+        self._write_textfile(failed, now)  # if it cannot be written either, `reason` is still what to say
+        if not (usage and self.fmt == "nagios"):
+            self._print(failed, now)
+
+    def _write_textfile(self, evaluation, now: float) -> str | None:
+        """Why the textfile could not be written, or None (written, or none asked)."""
+        from streamctl.check.render import write_prometheus_textfile
+
+        if not self.textfile:
+            return None
+        try:
+            write_prometheus_textfile(evaluation, self.textfile, now)
+        except OSError as exc:
+            return f"--prometheus-textfile: cannot write {self.textfile}: {exc.strerror or exc}"
+        return None
+
+    def _print(self, evaluation, now: float) -> None:
+        from streamctl.check import render
+
+        if self.fmt is None:
+            return
+        text = {"nagios": render.render_nagios, "json": lambda e: render.render_json(e, now),
+                "prometheus": lambda e: render.render_prometheus(e, now)}[self.fmt](evaluation)
+        click.echo(text.rstrip("\n"))
+
+
+class CheckCommand(click.Command):
+    """An option click refuses (`--timeout abc`) still answers in the format asked."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, list(args))
+        except click.ClickException as exc:
+            Outputs.from_words(args).refuse(exc.format_message(), usage=True)
+            raise
 
 
 def _components(value: str | None) -> list[str] | None:
@@ -23,13 +122,14 @@ def _components(value: str | None) -> list[str] | None:
     return names
 
 
-@click.command("check")
+@click.command("check", cls=CheckCommand)
 @click.option("--component", "component", metavar="LIST",
               help="Comma-separated components to evaluate (default: all configured).")
-@click.option("--format", "fmt", type=click.Choice(["nagios", "json", "prometheus"]), default="nagios",
-              show_default=True)
+@click.option("-o", "--format", "fmt", type=click.Choice(FORMATS),
+              help="Output on stdout  [default: nagios; none with --prometheus-textfile]")
 @click.option("--prometheus-textfile", type=click.Path(dir_okay=False), metavar="PATH",
-              help="Also write the metrics atomically to PATH (node_exporter textfile collector).")
+              help="Write the metrics atomically to PATH (node_exporter textfile collector), "
+                   "also when check fails (state UNKNOWN).")
 @click.option("--timeout", type=click.FloatRange(min=0.5), default=20.0, show_default=True,
               help="Global deadline in seconds: past it, what is not evaluated is UNKNOWN.")
 @click.option("--probe", is_flag=True,
@@ -37,32 +137,43 @@ def _components(value: str | None) -> list[str] | None:
                    "time each reader downstream passing it (audited; refused in read-only contexts; "
                    "give it --timeout 60).")
 @click.pass_obj
-def check_command(session: Session, component: str | None, fmt: str, prometheus_textfile: str | None,
+def check_command(session: Session, component: str | None, fmt: str | None, prometheus_textfile: str | None,
                   timeout: float, probe: bool) -> None:
     """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
     import time
 
-    from streamctl.check import render as check
+    from streamctl.check import render
+
+    outputs = Outputs.asked(fmt, prometheus_textfile)
+    try:
+        components = _components(component)
+    except UsageError as exc:
+        outputs.refuse(str(exc), usage=True)
+        raise
+    try:
+        evaluation = _evaluate(session, components, timeout, probe)
+        outputs.answer(evaluation, time.time())
+    except StreamctlError as exc:  # the config, the context, the textfile: said in one line
+        if not isinstance(exc, CheckError):
+            outputs.refuse(str(exc))
+        raise
+    except Exception as exc:  # a bug: UNKNOWN naming the log that keeps its traceback, never exit 1 (WARN)
+        from streamctl.check.errorlog import internal_error
+
+        reason = internal_error("check", session.context_name or "", exc)
+        outputs.refuse(reason)
+        raise CheckError(reason) from None
+    _exit_now(render.exit_code(evaluation))
+
+
+def _evaluate(session: Session, components: list[str] | None, timeout: float, probe: bool):
     from streamctl.check.evaluate import configured_components, evaluate
 
-    components = _components(component)
-    try:
-        ctx = session.context()
-        components = components or configured_components(ctx)
-        if probe and "probe" not in components:
-            components = [*components, "probe"]
-    except StreamctlError as exc:
-        if fmt == "nagios":
-            click.echo(f"STREAMCTL UNKNOWN: {exc}")
-        raise
-    evaluation = evaluate(ctx, components, _left_of(timeout), read_only=session.read_only_flag)
-    now = time.time()
-    if prometheus_textfile:
-        check.write_prometheus_textfile(evaluation, prometheus_textfile, now)
-    render = {"nagios": check.render_nagios, "json": lambda e: check.render_json(e, now),
-              "prometheus": lambda e: check.render_prometheus(e, now)}[fmt]
-    click.echo(render(evaluation).rstrip("\n"))
-    _exit_now(check.exit_code(evaluation))
+    ctx = session.context()
+    components = components or configured_components(ctx)
+    if probe and "probe" not in components:
+        components = [*components, "probe"]
+    return evaluate(ctx, components, _left_of(timeout), read_only=session.read_only_flag)
 
 
 def _left_of(timeout: float) -> float:

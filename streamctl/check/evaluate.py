@@ -6,7 +6,10 @@ and a component that has not answered by the deadline is reported as not evaluat
 
 An unreachable Kafka (its metadata call fails or times out within the per-call timeout) is
 CRIT: the cluster is down as far as its clients can tell. A component that could not be
-evaluated within `check --timeout` is UNKNOWN.
+evaluated within `check --timeout` is UNKNOWN. So is one named that the context does not
+configure ("context 'prod' has no spark section (...)"): silence about it is never OK. A
+collector that fails unexpectedly is UNKNOWN too, its reason naming the log that keeps the
+traceback (check/errorlog.py): no monitoring line carries a Python exception name.
 """
 
 from __future__ import annotations
@@ -16,10 +19,16 @@ import importlib.util
 import threading
 import time
 
+from streamctl.check.errorlog import internal_error
+from streamctl.errors import StreamctlError
 from streamctl.model.health import Evaluation, NotEvaluated
 
 
-# component -> "module" exporting configured(ctx) and collect(ctx, deadline_at, **options)
+# component -> "module" exporting
+#   configured(ctx) -> bool   the context has what collect() reads
+#   SECTION                   what configured() looks for, as the UNKNOWN reason names it
+#   OPT_IN                    True: evaluated only when named (`--component`, `--probe`)
+#   collect(ctx, deadline_at, **options) -> (findings, metrics), or raises NotEvaluated
 COLLECTORS = {
     "kafka": "streamctl.kafka.collect",
     "zookeeper": "streamctl.zookeeper.collect",
@@ -42,7 +51,14 @@ def collector(name: str):
 
 
 def configured_components(ctx) -> list[str]:
-    return [name for name in available() if collector(name).configured(ctx)]
+    """What `check` evaluates by default: the components the context configures, opt-ins left out."""
+    return [name for name in available() if not collector(name).OPT_IN and collector(name).configured(ctx)]
+
+
+def unconfigured_reason(ctx, name: str) -> str | None:
+    """Why `name` cannot be evaluated on this context, or None when the context configures it."""
+    module = collector(name)
+    return None if module.configured(ctx) else f"context '{ctx.name}' has no {module.SECTION}"
 
 
 def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluation:
@@ -55,11 +71,15 @@ def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluatio
             results[name] = collector(name).collect(ctx, deadline_at, **options)
         except NotEvaluated as exc:
             results[name] = exc
-        except Exception as exc:  # a bug or an unexpected client error: UNKNOWN, named
-            results[name] = NotEvaluated(f"{type(exc).__name__}: {exc}")
+        except StreamctlError as exc:  # an expected failure, its message meant for the operator
+            results[name] = NotEvaluated(str(exc))
+        except Exception as exc:  # a bug or an unexpected client error: UNKNOWN, the traceback kept
+            results[name] = NotEvaluated(internal_error(f"the {name} collector", ctx.name, exc))
 
+    unconfigured = {name: why for name in components if (why := unconfigured_reason(ctx, name))}
+    results.update((name, NotEvaluated(why)) for name, why in unconfigured.items())
     threads = [threading.Thread(target=run, args=(name,), daemon=True, name=f"check-{name}")
-               for name in components]
+               for name in components if name not in unconfigured]
     for thread in threads:
         thread.start()
     for thread in threads:

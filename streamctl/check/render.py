@@ -22,23 +22,33 @@ PLUGIN_STATES = {Severity.OK: "OK", Severity.WARN: "WARNING", Severity.CRIT: "CR
                  Severity.UNKNOWN: "UNKNOWN"}
 COUNT_WORDS = {Severity.CRIT: "critical", Severity.WARN: "warning", Severity.UNKNOWN: "unknown"}
 SUMMARY_LIMIT = 160  # characters of problem list on the first line, then "… and N more"
+CHECK = "check"  # the component that stands for check itself when it could not run (Evaluation.failure)
 
 
 def exit_code(evaluation: Evaluation) -> int:
     return evaluation.severity.exit_code
 
 
+def not_evaluated(evaluation: Evaluation) -> dict[str, str]:
+    """Why each component was not evaluated; `check` itself when it could not run at all."""
+    failed = {CHECK: evaluation.failure} if evaluation.failure is not None else {}
+    return {**evaluation.unevaluated, **failed}
+
+
 def component_states(evaluation: Evaluation) -> dict[str, Severity]:
     """Worst finding per component (OK if none); an unevaluated component is at least UNKNOWN."""
-    names = [*evaluation.evaluated, *evaluation.unevaluated]
+    unevaluated = not_evaluated(evaluation)
+    names = [*evaluation.evaluated, *unevaluated]
     names += [f.component for f in evaluation.findings]
     return {name: Severity.worst([f.severity for f in evaluation.findings if f.component == name]
-                                 + ([Severity.UNKNOWN] if name in evaluation.unevaluated else []))
+                                 + ([Severity.UNKNOWN] if name in unevaluated else []))
             for name in dict.fromkeys(names)}
 
 
 def summary(evaluation: Evaluation) -> str:
     """One line: counts and the worst problems' texts, or which components are OK."""
+    if evaluation.failure is not None:
+        return _oneline(evaluation.failure)
     problems = evaluation.problems()
     items = _collapsed(problems)
     items += [f"{name} not evaluated: {why}" for name, why in evaluation.unevaluated.items()]
@@ -129,6 +139,7 @@ def _join_limited(items: list[str], limit: int) -> str:
 def render_json(evaluation: Evaluation, now: float) -> str:
     """The `streamctl.check/v1` document (docs/check-json-schema.json)."""
     findings = sorted(evaluation.findings, key=lambda f: (-f.severity.rank, f.component, f.object))
+    unevaluated = not_evaluated(evaluation)
     document = {
         "schema": SCHEMA,
         "state": evaluation.severity.value,
@@ -136,8 +147,8 @@ def render_json(evaluation: Evaluation, now: float) -> str:
         "generated_at": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "summary": summary(evaluation),
         "components": {
-            name: {"state": state.value, "evaluated": name not in evaluation.unevaluated,
-                   "reason": evaluation.unevaluated.get(name)}
+            name: {"state": state.value, "evaluated": name not in unevaluated,
+                   "reason": unevaluated.get(name)}
             for name, state in component_states(evaluation).items()
         },
         "findings": [
@@ -171,13 +182,12 @@ def render_prometheus(evaluation: Evaluation, now: float) -> str:
 
 
 def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike, now: float) -> None:
-    """Atomic: written to `<path>.<pid>.<tid>`, then renamed over `path`.
+    """Atomic (streamctl/atomic.py): written to a hidden `.<name>.*.tmp` beside it, then renamed
+    over `path`; readable by node_exporter's user. The collector reads only `*.prom` files, so
+    it never sees the half-written temporary one."""
+    from streamctl.atomic import write_atomic
 
-    The collector reads only `*.prom` files, so it never sees the half-written temporary one.
-    """
-    from prometheus_client import write_to_textfile
-
-    write_to_textfile(os.fspath(path), _registry(evaluation, now))
+    write_atomic(path, render_prometheus(evaluation, now), mode=0o644)
 
 
 def _registry(evaluation: Evaluation, now: float):
@@ -192,9 +202,10 @@ def _registry(evaluation: Evaluation, now: float):
     counts = Gauge("streamctl_findings", "Findings per component and severity",
                    ["component", "severity"], registry=registry)
     per_component = Counter((f.component, f.severity) for f in evaluation.findings)
+    unevaluated = not_evaluated(evaluation)
     for name, severity in component_states(evaluation).items():
         state.labels(name).set(severity.exit_code)
-        up.labels(name).set(0 if name in evaluation.unevaluated else 1)
+        up.labels(name).set(0 if name in unevaluated else 1)
         for s in Severity:
             counts.labels(name, s.value).set(per_component[name, s])
     Gauge("streamctl_check_timestamp_seconds", "When the check ran (unix seconds)",

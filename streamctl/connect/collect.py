@@ -14,6 +14,10 @@ from pathlib import Path
 from streamctl.model.health import NotEvaluated
 
 
+SECTION = "connect section"
+OPT_IN = False
+
+
 def configured(ctx) -> bool:
     return ctx.connect is not None
 

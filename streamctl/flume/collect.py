@@ -15,6 +15,10 @@ from streamctl.model.health import NotEvaluated
 MAX_PARALLEL = 8
 
 
+SECTION = "flume section (flume.agents)"
+OPT_IN = False
+
+
 def configured(ctx) -> bool:
     return bool(ctx.flume.agents)
 
@@ -38,7 +42,7 @@ def collect(ctx, deadline_at: float, flume_history_dir: Path | None = None, **_o
         return observe(ctx.name, name, agent.metrics_url, timeout,
                        bindings=sink_bindings(agent.config_file, name), history_path=path)
 
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(agents))) as pool:
+    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, max(1, len(agents)))) as pool:
         statuses = list(pool.map(one, agents))
     if timeout < DEFAULT_TIMEOUT and any(s.timed_out for s in statuses):
         # Its timeout was cut short by the deadline: silence proves nothing yet.

@@ -19,6 +19,10 @@ PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
 PROBE_RESERVE = 2.0  # seconds of check's deadline kept back for that probe (and the rules)
 
 
+SECTION = "kafka section"
+OPT_IN = False
+
+
 def configured(ctx) -> bool:
     return True  # every context has a Kafka section
 

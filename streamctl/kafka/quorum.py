@@ -15,8 +15,12 @@ from streamctl.model.health import Finding, Metric, NotEvaluated, Severity
 from streamctl.model.kafka import Quorum
 
 
+SECTION = "kafka section"
+OPT_IN = True  # run only when named (`check --component quorum`): a JVM start
+
+
 def configured(ctx) -> bool:
-    return False  # opt-in: run only when named (`check --component quorum`)
+    return True  # it reads the Kafka section every context has
 
 
 def collect(ctx, deadline_at: float, **_options):

@@ -68,10 +68,11 @@ class Evaluation:
     metrics: list[Metric] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)  # components that answered in time
     unevaluated: dict[str, str] = field(default_factory=dict)  # component -> why not
+    failure: str | None = None  # why nothing could be evaluated (the config, the command line)
 
     @property
     def severity(self) -> Severity:
-        if not self.evaluated and not self.unevaluated:
+        if self.failure is not None or (not self.evaluated and not self.unevaluated):
             return Severity.UNKNOWN  # nothing was judged: never report that as OK
         states = [f.severity for f in self.findings]
         states += [Severity.UNKNOWN for _ in self.unevaluated]

@@ -11,8 +11,12 @@ from streamctl.model.pipeline import NEVER, Hop, PipelineMap, eta_text
 WINDOW = 15.0  # seconds between check's two readings: a third of the time left, at most this
 
 
+SECTION = "kafka section"
+OPT_IN = True  # run only when named: the two readings take `WINDOW` seconds
+
+
 def configured(ctx) -> bool:
-    return False  # opt-in: the two readings take `WINDOW` seconds
+    return True  # it reads the Kafka section every context has (and what else it configures)
 
 
 def collect(ctx, deadline_at: float, **_options):

@@ -36,8 +36,12 @@ class Passage:
     seconds: float | None  # after the marker's write; None: not passed by the deadline
 
 
+SECTION = "kafka section"
+OPT_IN = True  # run only when asked (`check --probe`): it writes into the entry topics
+
+
 def configured(ctx) -> bool:
-    return False  # opt-in (`check --probe`): it writes into the entry topics
+    return True  # it reads the Kafka section every context has (and what else it configures)
 
 
 def collect(ctx, deadline_at: float, read_only: bool = False, **_options):

@@ -9,6 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from streamctl.model.health import NotEvaluated
 
 
+SECTION = "spark section (spark.jobs or spark.masters)"
+OPT_IN = False
+
+
 def configured(ctx) -> bool:
     return bool(ctx.spark.jobs or ctx.spark.masters)
 

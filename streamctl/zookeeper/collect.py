@@ -14,6 +14,10 @@ CONFIRM_PAUSE = 1.0  # seconds before re-reading a disagreement (metadata propag
 MIN_CROSSCHECK_TIME = 1.0
 
 
+SECTION = "zookeeper section"
+OPT_IN = False
+
+
 def configured(ctx) -> bool:
     return ctx.zookeeper is not None
 

@@ -138,3 +138,44 @@ def test_lag_equals_kafka_consumer_groups_tool(cluster, tmp_path, lagging_group)
     ours = {(r["topic"], r["partition"]): (r["committed"], r["log_end"], r["lag"])
             for r in json.loads(result.stdout)}
     assert ours == expected
+
+
+def test_a_failing_run_replaces_the_last_good_textfile(sandbox, tmp_path):
+    """node_exporter must not keep serving the last good metrics as if current: a run that
+    cannot read its config rewrites the file, UNKNOWN and with its own timestamp."""
+    from tests.unit.test_check_render import samples
+
+    target = tmp_path / "node" / "streamctl.prom"
+    good = sandbox.cli("check", "--component", "kafka", "--prometheus-textfile", str(target), timeout=60)
+    assert good.returncode in (0, 1, 2), good.stdout + good.stderr
+    assert good.stdout == ""  # a textfile alone: nothing for cron to mail
+    before = samples(target.read_text())
+    assert before[("streamctl_check_up", (("component", "kafka"),))] == 1
+    assert before[("streamctl_kafka_brokers", ())] == 3
+
+    failing = sandbox.cli("--context", "no-such-context", "check", "--component", "kafka",
+                          "--prometheus-textfile", str(target), timeout=60)
+    assert failing.returncode == 3 and failing.stdout == ""
+    assert failing.stderr.startswith("streamctl: error: no context 'no-such-context' in ")
+    after = samples(target.read_text())
+    assert after[("streamctl_check_state", (("component", "check"),))] == 3
+    assert after[("streamctl_check_up", (("component", "check"),))] == 0
+    assert not any(name == "streamctl_kafka_brokers" or labels == (("component", "kafka"),) for name, labels in after)
+    assert after[("streamctl_check_timestamp_seconds", ())] > before[("streamctl_check_timestamp_seconds", ())]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["streamctl.prom"]
+
+
+def test_o_is_format_and_a_named_component_the_sandbox_context_lacks_is_unknown(sandbox, tmp_path):
+    import yaml
+
+    data = yaml.safe_load(sandbox.config_path.read_text())
+    name = data["current-context"]
+    data["contexts"][name].pop("connect", None)
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result, _ = check(tmp_path, config, "--component", "kafka,connect", "-o", "json")
+    report = json.loads(result.stdout)
+    assert report["state"] != "OK" and result.returncode == report["exit_code"], result.stdout + result.stderr
+    assert report["components"]["connect"] == {"state": "UNKNOWN", "evaluated": False,
+                                               "reason": f"context '{name}' has no connect section"}
+    assert report["components"]["kafka"]["evaluated"] is True

@@ -6,15 +6,16 @@ import errno
 import io
 import json
 import math
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from prometheus_client import exposition
 from prometheus_client.parser import text_string_to_metric_families
 
+from streamctl import atomic
 from streamctl.check import render as check
 from streamctl.check.render import (exit_code, render_json, render_nagios, render_prometheus,
                              write_prometheus_textfile)
@@ -395,10 +396,11 @@ def test_textfile_write_failing_midway_leaves_the_old_file_intact(tmp_path, monk
         """Writes half of what it is given, then the disk is full."""
 
         def write(self, data):
-            torn.append((self.name, super().write(data[: len(data) // 2])))
+            written = super().write(data[: len(data) // 2])
+            torn.append((os.readlink(f"/proc/self/fd/{self.fileno()}"), written))
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(exposition, "open", TornFile, raising=False)
+    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, mode: TornFile(fd, mode))
     with pytest.raises(OSError, match="No space left"):
         write_prometheus_textfile(FULL, path, NOW + 60)
     assert torn and torn[0][1] > 0 and torn[0][0] != str(path), "the write must have been torn elsewhere"
