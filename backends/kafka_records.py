@@ -133,7 +133,8 @@ class RecordReader:
             self._consumer.unassign()
 
     def _refused(self, error, what: str, topic: str) -> KafkaError | None:
-        return refusal(error, what, self.principal, [Acl("Topic", topic, "Read"), Acl("Group", self.group_id, "Describe")])
+        needs = [Acl("Topic", topic, "Read"), Acl("Group", self.group_id, "Describe")]
+        return refusal(error, what, self.principal, needs)
 
     @staticmethod
     def _records(messages: list, topic: str, pending: set[int], ends: dict[int, int] | None,
