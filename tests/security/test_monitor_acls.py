@@ -81,7 +81,7 @@ def test_the_monitor_holds_exactly_the_monitoring_acls(secure):
                              AclOperation.ANY, AclPermissionType.ANY)
     kinds = {ResourceType.TOPIC: "Topic", ResourceType.GROUP: "Group", ResourceType.BROKER: "Cluster"}
     acls = admin.describe_acls(every, request_timeout=10).result(timeout=15)
-    assert {(b.principal, b.permission_type, b.pattern_type, b.host) for b in acls} == {
+    assert {(b.principal, b.permission_type, b.resource_pattern_type, b.host) for b in acls} == {
         (f"User:{MONITOR_USER}", AclPermissionType.ALLOW, ResourcePatternType.LITERAL, "*")}
     found = {(kinds[b.restype], b.name, b.operation.name) for b in acls}
     assert found == {(kind, name, op.upper().replace("CONFIGS", "_CONFIGS")) for kind, name, op in MONITOR_ACLS}
@@ -145,9 +145,10 @@ def test_lag_in_time_and_peek_as_the_monitor(secure, scene):
         commit(secure, lagging, topic, RECORDS)  # no lag left for the other modules' checks
 
 
-def test_the_dashboard_reads_as_the_monitor(secure, scene):
+def test_the_dashboard_reads_as_the_monitor(secure, scene, tmp_path, monkeypatch):
     from streamctl.overview.dashboard_source import make_dashboard
 
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # its lag history
     dashboard = make_dashboard(secure.config_path, MONITOR_CONTEXT)
     try:
         snap = dashboard.kafka_snapshot()
