@@ -22,6 +22,7 @@ from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaExcepti
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
+from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka_client import Deadline, KafkaError, call, new_client, reason, socket_timeout_ms
 from streamctl.model.kafka import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
@@ -54,6 +55,15 @@ class KafkaBackend:
         self._configs_client: AdminClient | None = None
         self._configs_client_lock = threading.Lock()
 
+    @property
+    def principal(self) -> str:
+        """Who the cluster's ACLs see (`User:<sasl.username>`)."""
+        return principal(self.client_config)
+
+    def _call(self, fn, what: str, *needs: Acl):
+        """`call`; a refusal by the cluster's authorizer names the ACL missing among `needs`."""
+        return call(fn, what, lambda exc: refusal(exc, what, self.principal, needs))
+
     # ---- metadata ----------------------------------------------------------------------
 
     def metadata(self, topic: str | None = None, deadline: Deadline | None = None) -> KafkaSnapshot:
@@ -63,8 +73,8 @@ class KafkaBackend:
         if self.kraft is None and md.brokers:
             broker = _broker_resource(md)
             future = self._admin.describe_configs([broker], request_timeout=deadline.left("describe_configs"))[broker]
-            self._learn_mode(call(lambda: future.result(timeout=deadline.left("describe_configs")),
-                                   "describing a broker"))
+            self._learn_mode(self._call(lambda: future.result(timeout=deadline.left("describe_configs")),
+                                        "describing a broker", Acl("Cluster", CLUSTER, "DescribeConfigs")))
         return _snapshot_of(md, bool(self.kraft))
 
     def broker_roles(self, broker_ids: Iterable[int], deadline: Deadline | None = None) -> dict[int, str]:
@@ -82,8 +92,8 @@ class KafkaBackend:
                 [resource], request_timeout=deadline.left("describe_configs"))[resource]
         roles = {}
         for broker, future in futures.items():
-            entries = call(lambda: future.result(timeout=deadline.left("describe_configs")),
-                           f"describing broker {broker}")
+            entries = self._call(lambda: future.result(timeout=deadline.left("describe_configs")),
+                                 f"describing broker {broker}", Acl("Cluster", CLUSTER, "DescribeConfigs"))
             if (value := entries.get("process.roles")) is not None and value.value:
                 roles[broker] = value.value
         return roles
@@ -444,7 +454,8 @@ class KafkaBackend:
             [NewTopic(name, partitions, replication_factor, config=config or {})],
             operation_timeout=self.timeout, request_timeout=self.timeout, validate_only=validate_only,
         )
-        call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}")
+        self._call(lambda: futures[name].result(timeout=self.timeout + 5), f"creating topic {name!r}",
+                   Acl("Topic", name, "Create", alternative=Acl("Cluster", CLUSTER, "Create")))
 
 
 def _isr_full(topic_metadata) -> bool:

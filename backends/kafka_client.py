@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from confluent_kafka import KafkaException
 
@@ -102,11 +102,14 @@ class Deadline:
         return min(self.per_call, remaining)
 
 
-def call(fn, what: str):
-    """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors."""
+def call(fn, what: str, refused: Callable[[KafkaException], KafkaError | None] | None = None):
+    """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors
+    (`refused` may name an error better: an authorizer's refusal, kafka_authz)."""
     try:
         return fn()
     except KafkaException as exc:
+        if refused is not None and (named := refused(exc)) is not None:
+            raise named from None
         raise KafkaError(f"{what} failed: {reason(exc)}") from None
     except concurrent.futures.TimeoutError:
         raise KafkaError(f"{what} timed out") from None

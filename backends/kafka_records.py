@@ -4,6 +4,7 @@ checked. Every wait is bounded."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -13,6 +14,7 @@ from typing import Callable, Iterable, Iterator
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 
+from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka_client import KafkaError, new_client, reason, socket_timeout_ms
 from streamctl.model.records import OutgoingRecord, Record
 
@@ -31,9 +33,11 @@ class RecordReader:
 
     def __init__(self, client_config: dict[str, str], timeout: float = 10.0):
         self.timeout = timeout
+        self.principal = principal(client_config)
+        self.group_id = f"streamctl-read-{uuid.uuid4().hex[:8]}"
         self._consumer = new_client(Consumer, {
             **client_config,
-            "group.id": f"streamctl-read-{uuid.uuid4().hex[:8]}",  # never joined, never committed
+            "group.id": self.group_id,  # never joined, never committed (FindCoordinator still asks)
             "enable.auto.commit": "false",
             "enable.auto.offset.store": "false",
             "enable.partition.eof": "true",
@@ -68,7 +72,8 @@ class RecordReader:
         if meta is None or (meta.error is not None and meta.error.code() == KafkaErrorCode.UNKNOWN_TOPIC_OR_PART):
             raise KafkaError(f"no topic {topic!r} in the cluster")
         if meta.error is not None:
-            raise KafkaError(f"topic {topic!r}: {meta.error.str()}")
+            raise (refusal(meta.error, f"reading topic {topic!r}", self.principal, [Acl("Topic", topic, "Describe")])
+                   or KafkaError(f"topic {topic!r}: {meta.error.str()}"))
         return sorted(meta.partitions)
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
@@ -121,14 +126,19 @@ class RecordReader:
                                          f"{sorted(pending)} of {topic} before their end")
                     continue
                 quiet_since = time.monotonic()
-                if batch := self._records(messages, topic, pending, None if follow else ends):
+                if batch := self._records(messages, topic, pending, None if follow else ends, self._refused):
                     left -= len(batch)
                     yield batch
         finally:
             self._consumer.unassign()
 
+    def _refused(self, error, what: str, topic: str) -> KafkaError | None:
+        needs = [Acl("Topic", topic, "Read"), Acl("Group", self.group_id, "Describe")]
+        return refusal(error, what, self.principal, needs)
+
     @staticmethod
-    def _records(messages: list, topic: str, pending: set[int], ends: dict[int, int] | None) -> list[Record]:
+    def _records(messages: list, topic: str, pending: set[int], ends: dict[int, int] | None,
+                 refused: Callable = lambda error, what, topic: None) -> list[Record]:
         """The records among one consume()'s messages from `pending` partitions; with `ends`,
         those before each partition's end offset, and a partition leaves `pending` at its end.
         The loop a million-record export spends most of its time in: one method call per field,
@@ -142,7 +152,8 @@ class RecordReader:
                     if ends is not None:
                         pending.discard(message.partition())
                     continue
-                raise KafkaError(f"reading {topic}/{message.partition()}: {error.str()}")
+                what = f"reading {topic}/{message.partition()}"
+                raise refused(error, what, topic) or KafkaError(f"{what}: {error.str()}")
             partition, offset = message.partition(), message.offset()
             if partition not in pending:
                 continue
@@ -159,6 +170,10 @@ class RecordReader:
         return batch
 
 
+_SILENT = logging.getLogger("streamctl.librdkafka")  # librdkafka's log lines, dropped
+_SILENT.addHandler(logging.NullHandler())
+_SILENT.propagate = False
+
 _new_record = partial(tuple.__new__, Record)  # Record(...) without its Python-level __new__
 _TIMESTAMP_NAMES = tuple(TIMESTAMP_TYPES[kind] for kind in range(len(TIMESTAMP_TYPES)))
 
@@ -169,14 +184,19 @@ class RecordWriter:
     def __init__(self, client_config: dict[str, str], timeout: float = 10.0):
         self.timeout = timeout
         self.failures: list[str] = []
+        self.refused: KafkaError | None = None  # the authorizer's refusal, named as the ACL missing
         self.delivered = 0
         self.offsets: dict[tuple[str, int], int] = {}  # (topic, partition) -> offset of the last delivered
+        self.principal = principal(client_config)
+        self._topic = ""
         self._producer = new_client(Producer, {
             **client_config, "enable.idempotence": "true", "linger.ms": "20",
             "message.timeout.ms": str(int(timeout * 1000)), "log_level": "0",
+            "logger": _SILENT,  # a fatal error is a failure here, not a log line on stderr
         })
 
     def send(self, topic: str, records: Iterable[OutgoingRecord]) -> None:
+        self._topic = topic
         for record in records:
             kwargs = {"key": record.key, "value": record.value, "headers": list(record.headers) or None,
                       "on_delivery": self._report}
@@ -193,15 +213,35 @@ class RecordWriter:
                 except KafkaException as exc:
                     self.failures.append(reason(exc))
                     break
-            self._producer.poll(0)
+            self._poll(lambda: self._producer.poll(0))
 
     def flush(self) -> int:
         """Wait for every delivery report; returns how many are still unknown."""
-        return self._producer.flush(self.timeout + 5)
+        return self._poll(lambda: self._producer.flush(self.timeout + 5))
+
+    def _poll(self, serve: Callable[[], int]) -> int:
+        """`serve()`, or the records still queued after a fatal error (a refused producer id):
+        confluent-kafka 2.16 raises that out of poll/flush, and the delivery callbacks it then
+        runs fail with the exception still set (a SystemError, the fatal error its cause)."""
+        try:
+            return serve()
+        except (KafkaException, SystemError) as exc:
+            fatal = exc if isinstance(exc, KafkaException) else exc.__cause__
+            if not isinstance(fatal, KafkaException):
+                raise
+            self._failed(fatal.args[0])
+            return len(self._producer)
+
+    def _failed(self, error) -> None:
+        # The idempotent producer's id needs IdempotentWrite on the Cluster or Write on any topic.
+        write = Acl("Topic", self._topic, "Write")
+        needs = [write, Acl("Cluster", CLUSTER, "IdempotentWrite", alternative=write)]
+        self.refused = self.refused or refusal(error, f"producing to {self._topic!r}", self.principal, needs)
+        self.failures.append(error.str())
 
     def _report(self, error, message) -> None:
         if error is not None:
-            self.failures.append(error.str())
+            self._failed(error)
         else:
             self.delivered += 1
             self.offsets[(message.topic(), message.partition())] = message.offset()

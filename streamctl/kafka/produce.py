@@ -82,6 +82,8 @@ def execute(ctx, plan: ProducePlan, batch: list[OutgoingRecord]) -> str:
         writer.send(plan.target, batch)
         unknown = writer.flush()
         failed = len(writer.failures) + unknown
+        if writer.refused is not None:
+            raise writer.refused
         if failed:
             why = writer.failures[0] if writer.failures else "no delivery report in time"
             raise StreamctlError(f"{failed} of {len(batch)} record(s) not delivered to {plan.target} "

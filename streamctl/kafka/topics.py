@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from streamctl.backends.kafka_authz import NotAuthorized
 from streamctl.backends.kafka_client import KafkaError
 from streamctl.errors import UsageError
 from streamctl.model.kafka import KafkaSnapshot
@@ -150,8 +151,11 @@ def _existing(snap: KafkaSnapshot, name: str):
 
 
 def _broker_says(validate) -> None:
-    """The broker's own validation (validate_only): its refusal is the operator's error."""
+    """The broker's own validation (validate_only): its refusal is the operator's error (an
+    authorizer's refusal stays what it is: not bad input, a missing ACL)."""
     try:
         validate()
+    except NotAuthorized:
+        raise
     except KafkaError as exc:
         raise UsageError(str(exc)) from None

@@ -3,7 +3,9 @@
 - Kafka: one SASL_PLAINTEXT listener per broker with SCRAM-SHA-512, used by clients and
   between brokers alike (user `broker`); streamctl connects as the SCRAM user `streamctl`.
   The credentials are written into ZooKeeper with Kafka's own ConfigCommand before the
-  brokers start. No authorizer: any authenticated user may do anything.
+  brokers start. Kafka's AclAuthorizer decides who may do what: `broker` and `streamctl` are
+  super users (the Connect worker logs in as `streamctl`); `monitor` has exactly the ACLs of
+  read-only monitoring (MONITOR_ACLS), and no ACL means no access.
 - ZooKeeper: SASL DIGEST-MD5 (a JAAS `Server` section lists the users), enforced for every
   session (`enforce.auth.enabled`); the brokers log in as `kafka` (JAAS `Client` section)
   and create their znodes with ACLs (`zookeeper.set.acl=true`: creator-all, plus world-read
@@ -30,18 +32,33 @@ SCRAM_MECHANISM = "SCRAM-SHA-512"
 ZK_MECHANISM = "DIGEST-MD5"
 CLIENT_USER = "streamctl"  # Kafka SCRAM user and ZooKeeper SASL user of streamctl
 BROKER_USER = "broker"  # Kafka SCRAM user between brokers
+MONITOR_USER = "monitor"  # Kafka SCRAM user with the read-only monitoring ACLs only
+SUPER_USERS = (BROKER_USER, CLIENT_USER)
+MONITOR_CONTEXT = "sandbox-monitor"
 ZK_BROKER_USER = "kafka"  # ZooKeeper SASL user of the brokers (and of Kafka's tools)
 
 # secret file -> what it is the password of
 SECRETS = {
     "kafka-streamctl": f"Kafka SCRAM user {CLIENT_USER}",
     "kafka-broker": f"Kafka SCRAM user {BROKER_USER}",
+    "kafka-monitor": f"Kafka SCRAM user {MONITOR_USER}",
     "zookeeper-streamctl": f"ZooKeeper SASL user {CLIENT_USER}",
     "zookeeper-kafka": f"ZooKeeper SASL user {ZK_BROKER_USER}",
 }
 
-SUMMARY = (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM}, "
+SUMMARY = (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM} with ACLs, "
            f"ZooKeeper SASL {ZK_MECHANISM} required, Kafka's znodes under ACLs")
+
+# What a read-only monitoring principal needs (resource type, name, operation), each the
+# answer to a request the authorizer refused without it (tests/security/test_monitor_acls.py):
+MONITOR_ACLS = (
+    ("Cluster", "kafka-cluster", "DescribeConfigs"),  # a broker's configs: ZooKeeper or KRaft mode, roles
+    ("Topic", "*", "Describe"),              # metadata (a topic without it is not listed), offsets
+    ("Topic", "*", "DescribeConfigs"),       # min.insync.replicas, retention
+    ("Group", "*", "Describe"),              # list and describe groups, committed offsets (OffsetFetch),
+                                             # and FindCoordinator for the record readers' group ids
+    ("Topic", "*", "Read"),                  # records: lag in time, topics read, groups peek
+)
 ADDONS_SKIPPED = ("--secure starts ZooKeeper, Kafka and the Connect worker (which logs in with SCRAM): "
                   "the demo Flume agent and Spark job do not speak SASL")
 
@@ -101,6 +118,9 @@ def broker_properties(port: int) -> dict[str, object]:
         "sasl.enabled.mechanisms": SCRAM_MECHANISM,
         "sasl.mechanism.inter.broker.protocol": SCRAM_MECHANISM,
         "zookeeper.set.acl": "true",
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "super.users": ";".join(f"User:{user}" for user in SUPER_USERS),
+        "allow.everyone.if.no.acl.found": "false",
     }
 
 
@@ -146,7 +166,8 @@ def create_scram_users(root: Path, zookeeper_hosts: str, java: str, jvm_flags: l
     store = Secrets(root)
     conf = Path(root) / "conf"
     cp = maven.classpath(maven.KAFKA, jars_root)
-    for user, name in ((BROKER_USER, "kafka-broker"), (CLIENT_USER, "kafka-streamctl")):
+    for user, name in ((BROKER_USER, "kafka-broker"), (CLIENT_USER, "kafka-streamctl"),
+                       (MONITOR_USER, "kafka-monitor")):
         config_file = store.folder / f"scram-{user}.properties"
         write_atomic(config_file, f"{SCRAM_MECHANISM}=password={store.get(name)}\n", mode=0o600)
         try:
@@ -202,3 +223,20 @@ def context_fragment(root: Path) -> dict:
             "password": f"${{file:{store.path('zookeeper-streamctl')}}}",
         }},
     }
+
+
+def monitor_context(context: dict, root: Path) -> dict:
+    """The `sandbox-monitor` context: the `sandbox` context logged in to Kafka as `monitor`,
+    read-only (Kafka's ACLs hold on the brokers; read-only mode also covers ZooKeeper and the
+    Connect worker's REST API, which Kafka's ACLs do not govern)."""
+    kafka = context["kafka"]
+    properties = {**kafka["properties"], "sasl.username": MONITOR_USER,
+                  "sasl.password": f"${{file:{Secrets(root).path('kafka-monitor')}}}"}
+    return {**context, "kafka": {**kafka, "properties": properties}, "read_only": True}
+
+
+# ---- ACLs ------------------------------------------------------------------------------------
+
+def grant_monitor_acls(admin) -> None:
+    """The monitoring ACLs for `monitor` (as a super user; granting one again changes nothing)."""
+    admin.create_acls([(f"User:{MONITOR_USER}", *acl) for acl in MONITOR_ACLS])

@@ -143,6 +143,8 @@ class Sandbox:
         if state.secure and not state.extras.get("scram_users"):
             self._create_scram_users(state, java)
         self._start_roles(state, ("broker",), java)
+        if state.secure:
+            sandbox_secure.grant_monitor_acls(self.kafka_admin(state))
         for addon in missing_roles:
             self.report(f"preparing {addon.role}")
             state.services += addon.plan(self, state)
@@ -308,9 +310,17 @@ class Sandbox:
         """A client of the sandbox's cluster (logged in on a --secure stack)."""
         from streamctl.backends.kafka import KafkaBackend
 
-        client = {"bootstrap.servers": state.bootstrap_servers,
-                  **(sandbox_secure.client_properties(self.root) if state.secure else {})}
-        return KafkaBackend(client, timeout=timeout, kraft=state.mode == "kraft")
+        return KafkaBackend(self._client_config(state), timeout=timeout, kraft=state.mode == "kraft")
+
+    def kafka_admin(self, state: SandboxState, timeout: float = 15.0):
+        """An admin client of the sandbox's cluster (a super user on a --secure stack)."""
+        from streamctl.backends.kafka_admin import KafkaAdmin
+
+        return KafkaAdmin(self._client_config(state), timeout=timeout, kraft=state.mode == "kraft")
+
+    def _client_config(self, state: SandboxState) -> dict[str, str]:
+        return {"bootstrap.servers": state.bootstrap_servers,
+                **(sandbox_secure.client_properties(self.root) if state.secure else {})}
 
     def ensure_topics(self, state: SandboxState, topics: dict[str, int]) -> None:
         """Create the demo topics (name -> partitions) that are missing; another add-on may
@@ -347,7 +357,11 @@ class Sandbox:
         for fragment in fragments:
             for key, part in fragment.items():
                 context[key] = {**context.get(key, {}), **part}
-        return save_context(CONTEXT, context, path=self.config_path, current="if-unset", managed_by=MANAGED_BY)
+        current = save_context(CONTEXT, context, path=self.config_path, current="if-unset", managed_by=MANAGED_BY)
+        if state.secure:
+            save_context(sandbox_secure.MONITOR_CONTEXT, sandbox_secure.monitor_context(context, self.root),
+                         path=self.config_path, current="never", managed_by=MANAGED_BY)
+        return current
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
 

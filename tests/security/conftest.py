@@ -17,7 +17,7 @@ import yaml
 
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
-from streamctl.sandbox.secure import SECRETS, Secrets, client_properties
+from streamctl.sandbox.secure import MONITOR_USER, SECRETS, Secrets, client_properties
 from tests.conftest import run_cli
 
 WRONG_PASSWORD = "wr0ng-Passw0rd-7d1e"  # also a secret: it must not show up anywhere either
@@ -67,6 +67,16 @@ class SecureSandbox:
         """KAFKA_PASSWORD and ZK_PASSWORD for the `${ENV}` references of `write_context`."""
         return {"KAFKA_PASSWORD": kafka if kafka is not None else self.password("kafka-streamctl"),
                 "ZK_PASSWORD": zookeeper if zookeeper is not None else self.password("zookeeper-streamctl")}
+
+    def monitor_env(self) -> dict[str, str]:
+        """`password_env` with the `monitor` user's Kafka password, for `write_monitor_context`."""
+        return self.password_env(kafka=self.password("kafka-monitor"))
+
+    def write_monitor_context(self, path: Path) -> Path:
+        """`write_context` logged in to Kafka as `monitor`, not read-only: the brokers' ACLs decide."""
+        return self.write_context(path, kafka_sasl={
+            "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": MONITOR_USER, "sasl.password": "${KAFKA_PASSWORD}"})
 
     def cli(self, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
         return run_cli(*args, env=self.env(**env), timeout=timeout)

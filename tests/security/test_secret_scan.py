@@ -21,8 +21,10 @@ from tests.security.helpers import topic_with_group, unique
 pytestmark = pytest.mark.integration
 
 
-def commands(secure, config: Path, scratch: str, topic: str, group: str, tmp: Path) -> list[tuple[list[str], dict]]:
-    """(argv, extra env) of everything the scan runs: reads, failures, dry runs, executions."""
+def commands(secure, config: Path, monitor: Path, scratch: str, topic: str, group: str,
+             tmp: Path) -> list[tuple[list[str], dict]]:
+    """(argv, extra env) of everything the scan runs: reads, failures, dry runs, executions,
+    also as the `monitor` principal (a mutation the brokers' ACLs refuse)."""
     ok = secure.password_env()
     bad_kafka = secure.password_env(kafka=WRONG_PASSWORD)
     bad_zk = secure.password_env(zookeeper=WRONG_PASSWORD)
@@ -50,6 +52,9 @@ def commands(secure, config: Path, scratch: str, topic: str, group: str, tmp: Pa
         (["--context", "sandbox", "topics", "list"], no_env),
         (["sandbox", "status"], no_env),
         (["sandbox", "status", "-o", "json"], no_env),
+        (["--context", "sandbox-monitor", "check", "--format", "json"], no_env),
+        (["--context", "sandbox-monitor", "groups", "lag", "-o", "json"], no_env),
+        (["--config", str(monitor), "topics", "read", topic, "-o", "json"], secure.monitor_env()),
         # failures
         ([*c, "topics", "list", "-o", "json"], bad_kafka),
         ([*c, "zk", "ls", "/"], bad_zk),
@@ -57,6 +62,8 @@ def commands(secure, config: Path, scratch: str, topic: str, group: str, tmp: Pa
         ([*c, "check", "--format", "prometheus"], bad_kafka),
         ([*c, "topics", "list"], {"ZK_PASSWORD": WRONG_PASSWORD}),  # KAFKA_PASSWORD unset
         ([*c, "zk", "get", "/config/users/streamctl"], ok),  # not authorised
+        (["--config", str(monitor), "topics", "delete", topic, "--execute", "--yes-delete", topic],
+         secure.monitor_env()),  # not authorized (Kafka's ACLs)
         # dry runs
         ([*c, "topics", "create", new_topic, "--partitions", "1", "--replication-factor", "1", "-o", "json"], ok),
         ([*c, "topics", "alter-config", topic, "retention.ms=3600000"], ok),
@@ -74,9 +81,10 @@ def commands(secure, config: Path, scratch: str, topic: str, group: str, tmp: Pa
 def test_no_password_in_output_files_logs_or_command_lines(secure, tmp_path):
     topic, group = topic_with_group(secure)
     config = secure.write_context(tmp_path / "env.yaml")
+    monitor = secure.write_monitor_context(tmp_path / "monitor.yaml")
     scratch = f"/{unique('scan')}"
     printed = []
-    for args, env in commands(secure, config, scratch, topic, group, secure.xdg_state):
+    for args, env in commands(secure, config, monitor, scratch, topic, group, secure.xdg_state):
         result = secure.cli(*args, **env)
         assert "Traceback" not in result.stderr, (args, result.stderr)
         printed.append((args, result))
@@ -88,7 +96,9 @@ def test_no_password_in_output_files_logs_or_command_lines(secure, tmp_path):
     assert reset.returncode == 0, reset.stderr
     refused = by_args[(*c, "zk", "set", "/brokers/ids/1", "{}", "--execute")]
     assert refused.stderr.strip() == "streamctl: error: not authorised: writing /brokers/ids/1"
-    assert sum(r.returncode != 0 and r.stderr.startswith("streamctl: error: ") for _, r in printed) == 5
+    acl = by_args[("--config", str(monitor), "topics", "delete", topic, "--execute", "--yes-delete", topic)]
+    assert acl.stderr.strip().endswith(f"User:monitor lacks Delete on Topic '{topic}' (TOPIC_AUTHORIZATION_FAILED)")
+    assert sum(r.returncode != 0 and r.stderr.startswith("streamctl: error: ") for _, r in printed) == 6
     audit = json.loads(by_args[(*c, "audit", "-o", "json")].stdout)
     assert [(r["operation"], r["result"]) for r in audit][-4:] == [
         ("topics.create", "ok"), ("groups.reset-offsets", "ok"), ("zk.create", "ok"), ("zk.set", "failed")]
