@@ -152,7 +152,7 @@ def test_records_larger_than_the_destination_takes_are_refused_in_the_plan(sandb
     assert _committed(sandbox, dst, "read_uncommitted") == []
 
 
-def test_a_produce_that_fails_mid_way_leaves_nothing(sandbox, streamctl, tmp_path):
+def test_a_produce_or_a_copy_that_fails_mid_way_leaves_nothing(sandbox, streamctl, tmp_path):
     # The broker refuses a record stamped more than an hour ago: found only when it is sent.
     dst = _topic(sandbox, partitions=2, **{"message.timestamp.before.max.ms": 3_600_000})
     now = int(time.time() * 1000)
@@ -169,8 +169,17 @@ def test_a_produce_that_fails_mid_way_leaves_nothing(sandbox, streamctl, tmp_pat
     assert _committed(sandbox, dst) == []
     # The partition-0 records did reach the log, aborted: a read_uncommitted reader sees them.
     assert {r[3] for r in _committed(sandbox, dst, "read_uncommitted")} <= {b"first", b"third"}
+
+    src = _topic(sandbox, partitions=2)
+    producer = ordered_producer(sandbox.bootstrap_servers)
+    for partition, stamp in ((0, now), (1, 1_000), (0, now)):
+        producer.produce(src, value=b"stamped %d" % stamp, partition=partition, timestamp=stamp)
+    assert producer.flush(30) == 0
+    copied = streamctl("topics", "copy", src, dst, "--keep-partitions", "--keep-timestamps", "--execute")
+    assert copied.returncode == 1 and "transaction aborted, nothing of it written" in _one_line(copied)
+    assert _committed(sandbox, dst) == []
     audit = [json.loads(line) for line in (streamctl.state / "audit.jsonl").read_text().splitlines()]
-    assert [(a["operation"], a["result"]) for a in audit] == [("topics.produce", "failed")]
+    assert [(a["operation"], a["result"]) for a in audit] == [("topics.produce", "failed"), ("topics.copy", "failed")]
 
 
 def _fill(sandbox, topic: str, count: int, partitions: int = 3) -> set[bytes]:

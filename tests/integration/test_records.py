@@ -162,7 +162,7 @@ def test_produce_lines_with_keys_and_records_larger_than_the_topic_takes(sandbox
     too_big = records("topics", "produce", topic, "--execute", stdin="small\n" + "x" * 5000 + "\n")
     # Refused in the plan, naming the line: the topic takes 2000 bytes; nothing is produced.
     assert too_big.returncode == 3, too_big.stderr
-    assert re.fullmatch(rf"input line 2: record of 5097 bytes, more than topic {topic} takes "
+    assert re.fullmatch(rf"streamctl: error: input line 2: record of 5097 bytes, more than topic {topic} takes "
                         rf"\(max.message.bytes 2000\); nothing produced", too_big.stderr.strip()), too_big.stderr
     assert len(_lines(records("topics", "read", topic, "-o", "json"))) == 2
     audit = [json.loads(line) for line in (records.state / "audit.jsonl").read_text().splitlines()]
