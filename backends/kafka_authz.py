@@ -41,10 +41,12 @@ class Acl:
     name: str
     operation: str
     alternative: Acl | None = None  # another ACL that grants the request as well
+    prefixed: bool = False  # `name` is a prefix (kafka-acls.sh --resource-pattern-type prefixed)
 
     def __str__(self) -> str:
         also = f" (or {self.alternative})" if self.alternative else ""
-        return f"{self.operation} on {self.resource_type} {self.name!r}{also}"
+        pattern = " prefix" if self.prefixed else ""
+        return f"{self.operation} on {self.resource_type}{pattern} {self.name!r}{also}"
 
 
 class NotAuthorized(KafkaError):

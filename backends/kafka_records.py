@@ -104,9 +104,11 @@ class RecordReader:
             yield from batch
 
     def read_batches(self, topic: str, start: dict[int, int], follow: bool = False,
-                     stop: Callable[[], bool] = lambda: False) -> Iterator[list[Record]]:
-        """What read() yields, a list per fetch (up to BATCH records, never empty)."""
-        ends = {p: self.watermarks(topic, p)[1] for p in start}
+                     stop: Callable[[], bool] = lambda: False,
+                     ends: dict[int, int] | None = None) -> Iterator[list[Record]]:
+        """What read() yields, a list per fetch (up to BATCH records, never empty); `ends`, when
+        given, instead of each partition's end offset now (a copy reads what its plan read)."""
+        ends = ends if ends is not None else {p: self.watermarks(topic, p)[1] for p in start}
         pending = {p for p, offset in start.items() if follow or offset < ends[p]}
         if not pending:
             return
@@ -166,7 +168,7 @@ class RecordReader:
             kind, stamp = message.timestamp()
             headers = message.headers()
             append(_new_record((topic, partition, offset, stamp if kind else None, _TIMESTAMP_NAMES[kind],
-                                message.key(), message.value(), tuple(headers) if headers else ())))
+                                message.key(), message.value(), tuple(headers) if headers else (), ())))
         return batch
 
 
@@ -176,6 +178,28 @@ _SILENT.propagate = False
 
 _new_record = partial(tuple.__new__, Record)  # Record(...) without its Python-level __new__
 _TIMESTAMP_NAMES = tuple(TIMESTAMP_TYPES[kind] for kind in range(len(TIMESTAMP_TYPES)))
+
+
+def _produce(producer, topic: str, key, value, headers, partition: int | None, timestamp: int | None,
+             on_delivery, failures: list[str], poll: Callable[[float], object] | None = None) -> None:
+    """One record queued (waiting while the local queue is full); a local refusal in `failures`.
+    `poll(seconds)` serves delivery reports (default: the producer's own poll)."""
+    poll = poll or producer.poll
+    kwargs = {"key": key, "value": value, "headers": list(headers) or None, "on_delivery": on_delivery}
+    if partition is not None:
+        kwargs["partition"] = partition
+    if timestamp is not None:
+        kwargs["timestamp"] = timestamp
+    while True:
+        try:
+            producer.produce(topic, **kwargs)
+            break
+        except BufferError:  # the local queue is full: let deliveries drain it
+            poll(0.1)
+        except KafkaException as exc:
+            failures.append(reason(exc))
+            break
+    poll(0)
 
 
 class RecordWriter:
@@ -198,26 +222,15 @@ class RecordWriter:
     def send(self, topic: str, records: Iterable[OutgoingRecord]) -> None:
         self._topic = topic
         for record in records:
-            kwargs = {"key": record.key, "value": record.value, "headers": list(record.headers) or None,
-                      "on_delivery": self._report}
-            if record.partition is not None:
-                kwargs["partition"] = record.partition
-            if record.timestamp is not None:
-                kwargs["timestamp"] = record.timestamp
-            while True:
-                try:
-                    self._producer.produce(topic, **kwargs)
-                    break
-                except BufferError:  # the local queue is full: let deliveries drain it
-                    self._producer.poll(0.1)
-                except KafkaException as exc:
-                    self.failures.append(reason(exc))
-                    break
-            self._poll(lambda: self._producer.poll(0))
+            _produce(self._producer, topic, record.key, record.value, record.headers, record.partition,
+                     record.timestamp, self._report, self.failures, poll=self._serve)
 
     def flush(self) -> int:
         """Wait for every delivery report; returns how many are still unknown."""
         return self._poll(lambda: self._producer.flush(self.timeout + 5))
+
+    def _serve(self, seconds: float) -> int:
+        return self._poll(lambda: self._producer.poll(seconds))
 
     def _poll(self, serve: Callable[[], int]) -> int:
         """`serve()`, or the records still queued after a fatal error (a refused producer id):
@@ -247,3 +260,131 @@ class RecordWriter:
             self.offsets[(message.topic(), message.partition())] = message.offset()
 
 
+
+
+class TransactionalWriter:
+    """A transactional producer: what one transaction sends becomes visible (to read_committed
+    readers) all together at commit, or never. Its `transactional_id` fences an older producer
+    with the same id (a copy killed mid-way): init() aborts that one's open transaction.
+    `max_record_bytes`: the destination topic's max.message.bytes (librdkafka's own limit is 1 MB
+    whatever the topic allows); batches stay under it too."""
+
+    def __init__(self, client_config: dict[str, str], timeout: float, transactional_id: str,
+                 max_record_bytes: int, transaction_timeout_ms: int):
+        self.timeout = timeout
+        self.failures: list[str] = []
+        self.refused: KafkaError | None = None  # the authorizer's refusal of a write, named as the ACL missing
+        self.sent = 0  # delivered in the open transaction
+        self.in_transaction = False
+        self.principal = principal(client_config)
+        # Grant streamctl's transactional ids by prefix: each produce or copy derives its own id.
+        self._id_acl = Acl("TransactionalId", transactional_id.rsplit("-", 1)[0] + "-", "Write", prefixed=True)
+        self._producer = new_client(Producer, {
+            **client_config, "transactional.id": transactional_id, "linger.ms": "20",
+            "transaction.timeout.ms": str(transaction_timeout_ms),
+            "message.timeout.ms": str(min(transaction_timeout_ms, int(timeout * 1000) + 60_000)),
+            "message.max.bytes": str(max(1_000_000, max_record_bytes + 4096)),
+            "batch.size": str(max(1, min(1_000_000, max_record_bytes - 1024))),
+            "log_level": "0",
+        })
+
+    def init(self) -> None:
+        self._call(lambda: self._producer.init_transactions(self.timeout + 30), "starting transactions",
+                   [self._id_acl])
+
+    def begin(self) -> None:
+        self.failures, self.sent = [], 0
+        self._call(self._producer.begin_transaction, "beginning a transaction")
+        self.in_transaction = True
+
+    def send(self, topic: str, key, value, headers, partition: int | None, timestamp: int | None) -> None:
+        _produce(self._producer, topic, key, value, headers, partition, timestamp, self._report, self.failures)
+
+    def commit(self, positions: tuple[str, dict[int, int]] | None = None, group_metadata=None) -> None:
+        """Wait for every delivery report, add `positions` ((topic, {partition: next offset}),
+        committed as the `group_metadata` group's offsets) and commit: all of it or, on any
+        failure, nothing (aborted)."""
+        offsets = [TopicPartition(positions[0], p, o) for p, o in sorted(positions[1].items())] if positions else None
+        unknown = self._producer.flush(self.timeout + 30)
+        if unknown or self.failures:
+            why = self.failures[0] if self.failures else f"{unknown} without a delivery report in time"
+            self.abort()
+            if self.refused is not None:
+                raise self.refused
+            raise KafkaError(f"transaction aborted, nothing of it written: {why}")
+        try:
+            if offsets:
+                self._producer.send_offsets_to_transaction(offsets, group_metadata, self.timeout + 30)
+            self._commit_retrying()
+            self.in_transaction = False
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args else None
+            if error is not None and hasattr(error, "txn_requires_abort") and error.txn_requires_abort():
+                self.abort()
+                raise KafkaError(f"transaction aborted, nothing of it written: {reason(exc)}") from None
+            raise KafkaError(f"committing the transaction: {reason(exc)} (its outcome is unknown)") from None
+
+    def _commit_retrying(self) -> None:
+        """commit_transaction, again while librdkafka says the same call may be retried (it
+        resends nothing: the records are sent, the commit is asked for again)."""
+        for attempt in range(3):
+            try:
+                self._producer.commit_transaction(self.timeout + 30)
+                return
+            except KafkaException as exc:
+                error = exc.args[0] if exc.args else None
+                if attempt == 2 or not (hasattr(error, "retriable") and error.retriable()):
+                    raise
+
+    def abort(self) -> None:
+        self.in_transaction = False
+        try:
+            self._producer.abort_transaction(self.timeout + 30)
+        except KafkaException as exc:  # the broker aborts it at transaction.timeout.ms anyway
+            raise KafkaError(f"aborting the transaction: {reason(exc)} (the broker aborts it when it "
+                             f"times out)") from None
+
+    def _call(self, method, what: str, needs: Iterable[Acl] = ()) -> None:
+        try:
+            method()
+        except KafkaException as exc:
+            refused = refusal(exc.args[0] if exc.args else None, what, self.principal, needs)
+            raise refused or KafkaError(f"{what}: {reason(exc)}") from None
+
+    def _report(self, error, message) -> None:
+        if error is not None:
+            self.refused = self.refused or refusal(error, f"producing to {message.topic()!r}", self.principal,
+                                                   [Acl("Topic", message.topic(), "Write")])
+            self.failures.append(error.str())
+        else:
+            self.sent += 1
+
+
+class CopyCursor:
+    """A copy's resume point: the source offsets its transactions committed as the offsets of
+    its own consumer group (never joined: it only commits through transactions)."""
+
+    def __init__(self, client_config: dict[str, str], timeout: float, group: str):
+        self.timeout = timeout
+        self._consumer = new_client(Consumer, {
+            **client_config, "group.id": group, "enable.auto.commit": "false",
+            # read_uncommitted: committed() then asks without require_stable, so the offsets of a
+            # transaction still open (a copy killed mid-way, fenced later) do not make it wait.
+            "isolation.level": "read_uncommitted", "socket.timeout.ms": socket_timeout_ms(timeout),
+            "log_level": "0",
+        })
+
+    def committed(self, topic: str, partitions: list[int]) -> dict[int, int]:
+        try:
+            answer = self._consumer.committed([TopicPartition(topic, p) for p in partitions], timeout=self.timeout)
+        except KafkaException as exc:
+            raise KafkaError(f"reading the copy's resume point: {reason(exc)}") from None
+        return {tp.partition: tp.offset for tp in answer if tp.offset >= 0}
+
+    def group_metadata(self):
+        return self._consumer.consumer_group_metadata()
+
+    def close(self) -> None:
+        closing = threading.Thread(target=self._consumer.close, name="close-copy-cursor", daemon=True)
+        closing.start()
+        closing.join(self.timeout)

@@ -198,6 +198,7 @@ def _attach_operations() -> None:
 
     topics.add_command(record_commands.topics_read)
     topics.add_command(record_commands.topics_produce)
+    topics.add_command(record_commands.topics_copy)
     groups.add_command(record_commands.groups_peek)
 
 

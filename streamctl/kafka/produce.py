@@ -1,22 +1,34 @@
-"""`topics produce`: the input read whole (bounded), a plan (count, bytes, partitions), then one
-producer with every delivery report checked; one audit entry with counts, never payloads."""
+"""`topics produce`: the input read whole (bounded), a plan (count, bytes, partitions, every
+record within what the topic allows), then one transaction: every record written, or none."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import UsageError
 from streamctl.model.records import OutgoingRecord
 from streamctl.ops import Change, Plan, execute as audited
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # what one run reads into memory at most
+# A transaction the broker has not seen committed within this is aborted by it (the broker caps it
+# with transaction.max.timeout.ms, 15 min by default); a process killed mid-way blocks
+# read_committed readers of the partitions it wrote until then, or until a re-run fences it.
+TRANSACTION_TIMEOUT_MS = 600_000
 
 
 @dataclass
 class ProducePlan(Plan):
     records: list[OutgoingRecord] = field(default_factory=list, repr=False, compare=False)
+    max_record_bytes: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class Destination:
+    partitions: frozenset[int]
+    max_record_bytes: int  # the topic's max.message.bytes (the broker's message.max.bytes unless overridden)
 
 
 def read_input(source: Path | None, input_format: str, key_separator: str | None,
@@ -43,29 +55,46 @@ def read_input(source: Path | None, input_format: str, key_separator: str | None
     return list(records.parse_lines(lines, key_separator))
 
 
-def plan(ctx, topic: str, batch: list[OutgoingRecord]) -> ProducePlan:
-    from streamctl.backends.kafka_isolated import isolated_backend
-
+def destination(ctx, topic: str) -> Destination:
+    """The topic's partitions and the largest record batch it takes; no topic: a usage error."""
     from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka_isolated import isolated_backend
 
     try:
         md = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).metadata(topic)
+        if not any(t.name == topic for t in md.topics):
+            raise UsageError(f"no topic {topic!r} in the cluster (create it first: streamctl topics create)")
+        configs = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout, admin=True).topic_configs(topic)
     except KafkaError as exc:
         raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
-    known = next((t for t in md.topics if t.name == topic), None)
-    if known is None:
-        raise UsageError(f"no topic {topic!r} in the cluster (create it first: streamctl topics create)")
-    partitions = {p.partition for p in md.partitions if p.topic == topic}
+    entry = configs.get("max.message.bytes")
+    limit = int(entry.value) if entry is not None and entry.value else 1_048_588
+    return Destination(frozenset(p.partition for p in md.partitions if p.topic == topic), limit)
+
+
+def too_large(size: int, limit: int, topic: str) -> str:
+    return f"{size} bytes, more than topic {topic} takes (max.message.bytes {limit})"
+
+
+def plan(ctx, topic: str, batch: list[OutgoingRecord]) -> ProducePlan:
+    from streamctl.kafka.records import record_batch_bytes
+
+    dest = destination(ctx, topic)
+    partitions = dest.partitions
     if bad := sorted({r.partition for r in batch if r.partition is not None} - partitions):
         raise UsageError(f"topic {topic!r} has no partition {bad[0]} (partitions 0..{len(partitions) - 1})")
+    for r in batch:
+        if (wire := record_batch_bytes(r.key, r.value, r.headers)) > dest.max_record_bytes:
+            raise UsageError(f"input line {r.line}: record of {too_large(wire, dest.max_record_bytes, topic)}; "
+                             f"nothing produced")
     size = sum(r.size for r in batch)
     explicit = sorted({r.partition for r in batch if r.partition is not None})
     spread = ", ".join(map(str, explicit)) if explicit else \
         ("by key" if any(r.key for r in batch) else "the producer's partitioner")
     result = ProducePlan("topics.produce", topic, {"topic": topic, "records": len(batch), "bytes": size},
-                         records=batch)
+                         records=batch, max_record_bytes=dest.max_record_bytes)
     if batch:
-        result.changes = [Change(f"topic {topic}", "records", None, len(batch)),
+        result.changes = [Change(f"topic {topic}", "records", None, len(batch), "one transaction: all or none"),
                           Change(f"topic {topic}", "bytes", None, size),
                           Change(f"topic {topic}", "partitions", None, spread)]
     if any(r.timestamp is not None for r in batch):
@@ -73,21 +102,36 @@ def plan(ctx, topic: str, batch: list[OutgoingRecord]) -> ProducePlan:
     return result
 
 
-def execute(ctx, plan: ProducePlan, batch: list[OutgoingRecord]) -> str:
-    from streamctl.backends.kafka_records import RecordWriter
+def transactional_id(topic: str, batch: list[OutgoingRecord]) -> str:
+    """The same input to the same topic, the same id: a re-run fences a run killed mid-way (and
+    aborts its open transaction) instead of waiting for the broker to time it out."""
+    digest = hashlib.sha256(topic.encode())
+    for r in batch:
+        digest.update(repr((r.key, r.value, r.headers, r.partition, r.timestamp)).encode())
+    return f"streamctl-produce-{digest.hexdigest()[:24]}"
 
-    writer = RecordWriter(ctx.kafka.client_config(), ctx.kafka.timeout)
+
+def execute(ctx, plan: ProducePlan, batch: list[OutgoingRecord]) -> str:
+    from streamctl.backends.kafka_authz import NotAuthorized
+    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka_records import TransactionalWriter
+
+    writer = TransactionalWriter(ctx.kafka.client_config(), ctx.kafka.timeout, transactional_id(plan.target, batch),
+                                 plan.max_record_bytes, TRANSACTION_TIMEOUT_MS)
+    written = []
 
     def apply() -> None:
-        writer.send(plan.target, batch)
-        unknown = writer.flush()
-        failed = len(writer.failures) + unknown
-        if writer.refused is not None:
-            raise writer.refused
-        if failed:
-            why = writer.failures[0] if writer.failures else "no delivery report in time"
-            raise StreamctlError(f"{failed} of {len(batch)} record(s) not delivered to {plan.target} "
-                                 f"({writer.delivered} delivered): {why}")
+        try:
+            writer.init()
+            writer.begin()
+            for r in batch:
+                writer.send(plan.target, r.key, r.value, r.headers, r.partition, r.timestamp)
+            writer.commit()
+        except NotAuthorized:
+            raise  # already one line naming the ACL missing
+        except KafkaError as exc:
+            raise KafkaError(f"producing {len(batch)} record(s) to {plan.target}: {exc}") from None
+        written.append(len(batch))
 
-    audited(plan, ctx.name, apply, lambda: [[f"topic {plan.target}", "delivered", writer.delivered]])
-    return f"done: {writer.delivered} record(s) produced to {plan.target}"
+    audited(plan, ctx.name, apply, lambda: [[f"topic {plan.target}", "produced", len(batch)]])
+    return f"done: {written[0]} record(s) produced to {plan.target} in one transaction"

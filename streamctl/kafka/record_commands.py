@@ -4,6 +4,7 @@ anyone's offsets (reads assign partitions themselves; they never join or commit 
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import sys
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from streamctl.errors import UsageError
+from streamctl.kafka.copy import CHUNK_RECORDS
 from streamctl.model.records import headers_of, key_of, value_of
 from streamctl.ops.preview import EXECUTE
 from streamctl.session import Session
@@ -33,48 +34,62 @@ def _reader(session: Session):
         raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
 
 
+_SELECTION_OPTIONS = (
+    click.option("--partition", "-p", "partitions", type=click.IntRange(min=0), multiple=True,
+                 help="Only these partitions (repeatable; default all)."),
+    click.option("--offset", type=click.IntRange(min=0), help="Start at this offset (in each partition read)."),
+    click.option("--from-time", help="Start at the first record at or after a time: ISO 8601 or -1h, -30m, -2d."),
+    click.option("--from-beginning", is_flag=True, help="Start at the log start (the default)."),
+    click.option("--last", type=click.IntRange(min=1), help="Start N records before each partition's end."),
+    click.option("--key", "key_filter", metavar="TEXT", help="Keep records whose key contains TEXT."),
+    click.option("--value", "value_filter", metavar="TEXT", help="Keep records whose value contains TEXT."),
+    click.option("--value-regex", metavar="RE", help="Keep records whose value matches RE."),
+    click.option("--field", "fields", metavar="PATH=VALUE", multiple=True,
+                 help="Keep JSON values whose field equals VALUE (repeatable)."),
+    click.option("--header", "headers", metavar="NAME[=VALUE]", multiple=True, help="Keep records with this header."),
+    click.option("--since", metavar="TIME", help="Keep records at or after TIME (ISO 8601 or -1h)."),
+    click.option("--until", metavar="TIME", help="Keep records before TIME."),
+)
+
+
+def selection_options(command):
+    """The options `topics read` and `topics copy` choose records with, handed to the command
+    as one `selection` (records.Selection)."""
+
+    @functools.wraps(command)
+    def with_selection(*args, partitions, offset, from_time, from_beginning, last, key_filter, value_filter,
+                       value_regex, fields, headers, since, until, **kwargs):
+        from streamctl.kafka.records import Selection
+
+        selection = Selection(tuple(partitions), offset, from_time, from_beginning, last, key_filter, value_filter,
+                              value_regex, tuple(fields), tuple(headers), since, until)
+        return command(*args, selection=selection, **kwargs)
+
+    for option in reversed(_SELECTION_OPTIONS):
+        with_selection = option(with_selection)
+    return with_selection
+
+
 @click.command("read")
 @click.argument("topic")
-@click.option("--partition", "-p", "partitions", type=click.IntRange(min=0), multiple=True,
-              help="Only these partitions (repeatable; default all).")
-@click.option("--offset", type=click.IntRange(min=0), help="Start at this offset (in each partition read).")
-@click.option("--from-time", help="Start at the first record at or after a time: ISO 8601 or -1h, -30m, -2d.")
-@click.option("--from-beginning", is_flag=True, help="Start at the log start (the default).")
-@click.option("--last", type=click.IntRange(min=1), help="Start N records before each partition's end.")
+@selection_options
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Records at most.")
 @click.option("--max-bytes", type=click.IntRange(min=1),
               help="Key and value bytes at most (default: 64 MiB for a table, which is held until printed; "
                    "JSON, CSV and raw stream out, bounded by --limit).")
 @click.option("--follow", "-f", is_flag=True, help="Keep reading new records until interrupted.")
-@click.option("--key", "key_filter", metavar="TEXT", help="Keep records whose key contains TEXT.")
-@click.option("--value", "value_filter", metavar="TEXT", help="Keep records whose value contains TEXT.")
-@click.option("--value-regex", metavar="RE", help="Keep records whose value matches RE.")
-@click.option("--field", "fields", metavar="PATH=VALUE", multiple=True,
-              help="Keep JSON values whose field equals VALUE (repeatable).")
-@click.option("--header", "headers", metavar="NAME[=VALUE]", multiple=True, help="Keep records with this header.")
-@click.option("--since", metavar="TIME", help="Keep records at or after TIME (ISO 8601 or -1h).")
-@click.option("--until", metavar="TIME", help="Keep records before TIME.")
 @click.option("-o", "--output", type=FORMATS, default="table", show_default=True,
-              help="table, json (JSON Lines, one record a line), csv, or raw values.")
+              help="table, json (JSON Lines, one record a line, a masked value listed in its `masked`), "
+                   "csv, or raw values.")
 @click.pass_obj
-def topics_read(session: Session, topic: str, partitions, offset, from_time, from_beginning, last, limit,
-                max_bytes, follow, key_filter, value_filter, value_regex, fields, headers, since, until,
-                output) -> None:
-    """Records of a topic, from where you say, filtered, as a table, JSON Lines, CSV or raw."""
+def topics_read(session: Session, topic: str, selection, limit, max_bytes, follow, output) -> None:
+    """Records of a topic, from where you say, filtered, as a table, JSON Lines, CSV or raw.
+    Secrets are masked; `topics copy` copies records exactly."""
     from streamctl.kafka import records
 
-    starts_given = sum(x is not None and x is not False for x in (offset, from_time, last)) + from_beginning
-    if starts_given > 1:
-        raise UsageError("give one of --offset, --from-time, --from-beginning, --last")
-    keep = records.RecordFilter.parse(key_filter, value_filter, value_regex, fields, headers, since, until)
-    start_ms = records.parse_time(from_time) if from_time else None
+    keep = selection.keep()
     with _reader(session) as (ctx, reader):
-        known = reader.partitions(topic)
-        chosen = sorted(set(partitions)) or known
-        if missing := [p for p in chosen if p not in known]:
-            raise UsageError(f"topic {topic!r} has no partition {missing[0]} (partitions 0..{len(known) - 1})")
-        starts = records.start_offsets(reader, topic, chosen, offset=offset, from_time=start_ms,
-                                       from_beginning=from_beginning, last=last)
+        starts = selection.starts(reader, topic)
         masker = records.Masker.from_config(ctx.records.mask)
         if max_bytes is None and output == "table":
             max_bytes = TABLE_MAX_BYTES
@@ -188,6 +203,44 @@ def topics_produce(session: Session, topic: str, source: Path | None, input_form
     plan = produce.plan(ctx, topic, batch)
     show(plan, output)
     finish(plan, execute, lambda: produce.execute(ctx, plan, batch), nothing="nothing to produce: no records")
+
+
+@click.command("copy")
+@click.argument("source")
+@click.argument("destination")
+@selection_options
+@click.option("--limit", type=click.IntRange(min=1), help="Copy the first N selected records at most (default: all).")
+@click.option("--keep-partitions", is_flag=True, help="Each record into its source partition's number.")
+@click.option("--keep-timestamps", is_flag=True, help="Each record with its source timestamp.")
+@click.option("--restart", is_flag=True,
+              help="Forget this copy's resume point: copy from the selection's start again.")
+@click.option("--chunk-records", type=click.IntRange(min=1), default=CHUNK_RECORDS, show_default=True,
+              help="Records per transaction: a larger copy commits in chunks, each with its resume point.")
+@click.option("--max-rate", type=click.IntRange(min=1), metavar="N", help="Records a second at most.")
+@EXECUTE
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def topics_copy(session: Session, source: str, destination: str, selection, limit, keep_partitions: bool,
+                keep_timestamps: bool, restart: bool, chunk_records: int, max_rate, execute: bool, output: str) -> None:
+    """Copy records from SOURCE to DESTINATION byte for byte (the exact redrive): never masked,
+    never printed. A dry run first (count, bytes, partitions, offsets); records larger than
+    DESTINATION takes are refused before anything is written.
+
+    Up to --chunk-records records (100,000) and 256 MiB: one Kafka transaction, all or none.
+    Larger: a transaction per chunk, each committing the source position reached with it; a
+    re-run of the same command resumes after the last committed chunk, never copying a record
+    twice (and a finished copy copies nothing again unless --restart)."""
+    from streamctl.kafka import copy
+    from streamctl.ops import require_writable
+    from streamctl.ops.preview import finish, show
+
+    ctx = session.context()
+    require_writable("topics copy", ctx, session.read_only_flag)
+    request = copy.CopyRequest(source, destination, selection, limit, keep_partitions, keep_timestamps)
+    plan = copy.plan(ctx, request, restart, chunk_records)
+    show(plan, output)
+    finish(plan, execute, lambda: copy.execute(ctx, plan, request, lambda line: click.echo(line, err=True), max_rate),
+           nothing=plan.nothing)
 
 
 @click.command("peek")

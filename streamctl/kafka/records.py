@@ -57,6 +57,49 @@ def start_offsets(reader, topic: str, partitions: list[int], *, offset: int | No
     return starts
 
 
+# ---- which records a read or a copy takes ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Selection:
+    """The records `topics read` and `topics copy` take: partitions, where each starts, which it
+    keeps. Raw option text, so that it names a copy the same way on every run (`-1h` included)."""
+
+    partitions: tuple[int, ...] = ()
+    offset: int | None = None
+    from_time: str | None = None
+    from_beginning: bool = False
+    last: int | None = None
+    key: str | None = None
+    value: str | None = None
+    value_regex: str | None = None
+    fields: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
+
+    def keep(self) -> RecordFilter:
+        starts_given = sum(x is not None for x in (self.offset, self.from_time, self.last)) + self.from_beginning
+        if starts_given > 1:
+            raise UsageError("give one of --offset, --from-time, --from-beginning, --last")
+        return RecordFilter.parse(self.key, self.value, self.value_regex, self.fields, self.headers,
+                                  self.since, self.until)
+
+    def starts(self, reader, topic: str) -> dict[int, int]:
+        """The first offset to read in each chosen partition of `topic`."""
+        start_ms = parse_time(self.from_time) if self.from_time else None
+        known = reader.partitions(topic)
+        chosen = sorted(set(self.partitions)) or known
+        if missing := [p for p in chosen if p not in known]:
+            raise UsageError(f"topic {topic!r} has no partition {missing[0]} (partitions 0..{len(known) - 1})")
+        return start_offsets(reader, topic, chosen, offset=self.offset, from_time=start_ms,
+                             from_beginning=self.from_beginning, last=self.last)
+
+    def as_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v not in (None, False, ())}
+
+
 # ---- which records it keeps ------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -180,16 +223,20 @@ class Masker:
         return batch
 
     def apply(self, record: Record) -> Record:
+        """The record with its secrets replaced by MASK, each replaced one named in `masked`."""
+        masked = [f"headers.{k}" for k, _ in record.headers if self._secret_header(k)] if record.headers else []
         headers = tuple((k, MASK.encode() if self._secret_header(k) else v) for k, v in record.headers) \
-            if record.headers else ()
+            if masked else record.headers
         value = record.value
         if value and self._could_hold_a_field(value):
             document = _json(value)
-            if isinstance(document, (dict, list)) and self._mask(document, ""):
+            fields: list[str] = []
+            if isinstance(document, (dict, list)) and self._mask(document, "", fields):
                 value = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
-        if value is record.value and headers == record.headers:
+                masked += [f"value.{path}" for path in fields]
+        if not masked:
             return record
-        return record._replace(value=value, headers=headers)
+        return record._replace(value=value, headers=headers, masked=tuple(masked))
 
     def _could_hold_a_field(self, value: bytes) -> bool:
         lowered = value.lower()
@@ -198,7 +245,8 @@ class Masker:
     def _secret_header(self, name: str) -> bool:
         return any(fnmatchcase(name.lower(), pattern) for pattern in self.header_names)
 
-    def _mask(self, node, path: str) -> bool:
+    def _mask(self, node, path: str, masked: list[str]) -> bool:
+        """Masks `node`'s secret fields in place, appending each one's path to `masked`."""
         changed = False
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, child in list(items):
@@ -206,10 +254,32 @@ class Masker:
             if any(fnmatchcase(here, p) for p in self.value_paths) or \
                     (isinstance(key, str) and any(fnmatchcase(key.lower(), n) for n in self.field_names)):
                 node[key] = MASK
+                masked.append(here)
                 changed = True
             elif isinstance(child, (dict, list)):
-                changed |= self._mask(child, here)
+                changed |= self._mask(child, here, masked)
         return changed
+
+
+def masked_in(headers: tuple[tuple[str, bytes | None], ...], value: bytes | None) -> str | None:
+    """The first header or JSON field of a record to produce that holds the mask itself
+    (an export written before records carried their `masked` list): None when none does."""
+    for name, data in headers:
+        if data == MASK.encode():
+            return f"headers.{name}"
+    if value and MASK.encode() in value:
+        return _masked_field(_json(value), "value")
+    return None
+
+
+def _masked_field(node, path: str) -> str | None:
+    if node == MASK:
+        return path
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in items:
+        if found := _masked_field(child, f"{path}.{key}"):
+            return found
+    return None
 
 
 def _needle(path: str) -> bytes:
@@ -235,7 +305,7 @@ def to_json_lines(batch: list[Record]) -> str:
     lines = []
     append = lines.append
     topics: dict[str, str] = {}
-    for topic, partition, offset, timestamp, timestamp_type, key, value, headers in batch:
+    for topic, partition, offset, timestamp, timestamp_type, key, value, headers, masked in batch:
         if (quoted := topics.get(topic)) is None:
             quoted = topics[topic] = _string(topic)
         try:  # UTF-8 key and value, the common case, without a call per field
@@ -247,11 +317,17 @@ def to_json_lines(batch: list[Record]) -> str:
             if headers else ""
         append(f'{{"topic": {quoted}, "partition": {partition}, "offset": {offset}, '
                f'"timestamp": {"null" if timestamp is None else timestamp}, "timestamp_type": "{timestamp_type}", '
-               f'{data}, "headers": [{listed}]}}\n')
+               f'{data}, "headers": [{listed}]'
+               f'{", " + _masked_field_list(masked) if masked else ""}}}\n')
     return "".join(lines)
 
 
 _string = json.encoder.encode_basestring  # a JSON string literal, non-ASCII kept
+
+
+def _masked_field_list(masked: tuple[str, ...]) -> str:
+    """`"masked": [...]`: the record's values replaced by the mask (`topics produce` refuses it)."""
+    return f'"masked": [{", ".join(map(_string, masked))}]'
 
 
 def _bytes_field(name: str, data: bytes | None) -> str:
@@ -315,22 +391,31 @@ def partition_spec(spec: str) -> tuple[str, int]:
     return topic, int(number)
 
 
+def record_batch_bytes(key: bytes | None, value: bytes | None, headers) -> int:
+    """At most what a record alone in a record batch takes on the wire (the size a topic's
+    max.message.bytes bounds): the batch header, the record's varints at their widest, its bytes."""
+    size = 61 + 36 + len(key or b"") + len(value or b"")
+    return size + sum(10 + len(k.encode()) + len(v or b"") for k, v in headers) if headers else size
+
+
 # ---- reading back for producing ---------------------------------------------------------------------
 
 def parse_lines(lines: Iterable[str], key_separator: str | None) -> Iterator[OutgoingRecord]:
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         line = line.rstrip("\n").rstrip("\r")
         if key_separator is not None and key_separator in line:
             key, value = line.split(key_separator, 1)
-            yield OutgoingRecord(value.encode(), key.encode())
+            yield OutgoingRecord(value.encode(), key.encode(), line=number)
         else:
-            yield OutgoingRecord(line.encode())
+            yield OutgoingRecord(line.encode(), line=number)
 
 
 def parse_json_lines(lines: Iterable[str], source: str, keep_timestamps: bool,
                      keep_partitions: bool) -> Iterator[OutgoingRecord]:
     """JSON Lines as `topics read -o json` writes them (or just {key, value, headers, partition,
-    timestamp}); a bad line is one error naming the file and line."""
+    timestamp}); a bad line is one error naming the file and line. A line that carries a masked
+    value (its `masked` list, or the mask itself in a header or JSON field) is refused: producing
+    it would write the mask in place of the secret."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -345,10 +430,16 @@ def parse_json_lines(lines: Iterable[str], source: str, keep_timestamps: bool,
                 raise ValueError(f"partition {partition!r} is not a partition number")
             if stamp is not None and not isinstance(stamp, int):
                 raise ValueError(f"timestamp {stamp!r} is not milliseconds")
-            yield OutgoingRecord(_bytes_of(entry, "value"), _bytes_of(entry, "key"), headers, partition, stamp)
+            record = OutgoingRecord(_bytes_of(entry, "value"), _bytes_of(entry, "key"), headers, partition, stamp,
+                                    number)
+            masked = (entry.get("masked") or [None])[0] or masked_in(headers, record.value)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise UsageError(f"{source}:{number}: not a record line ({message})") from None
+        if masked:
+            raise UsageError(f"{source}:{number}: record holds a masked value ({masked}): producing it would write "
+                             f"{MASK} in place of the original; copy the records with `topics copy`")
+        yield record
 
 
 def _bytes_of(entry: dict, name: str) -> bytes | None:

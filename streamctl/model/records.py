@@ -18,6 +18,7 @@ class Record(NamedTuple):
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] = ()
+    masked: tuple[str, ...] = ()  # what masking replaced: "headers.NAME", "value.PATH"
 
     @property
     def size(self) -> int:
@@ -39,6 +40,7 @@ class OutgoingRecord:
     headers: tuple[tuple[str, bytes | None], ...] = ()
     partition: int | None = None
     timestamp: int | None = None  # ms; None: the producer's clock
+    line: int | None = None  # the input line it was read from (errors name it)
 
     @property
     def size(self) -> int:

@@ -47,6 +47,7 @@ MUTATIONS = {
     ("jobs", "stop"): (["jobs", "stop", "weblog-stats", "--execute"], "jobs stop"),
     ("topics", "produce"): (["topics", "produce", "{topic}", "--from", "{connector_config}", "--execute"],
                             "topics produce"),
+    ("topics", "copy"): (["topics", "copy", "{topic}", "{new}", "--execute"], "topics copy"),
     ("connect", "create"): (["connect", "create", "{new}", "--config", "{connector_config}", "--execute"],
                             "connect create"),
     ("connect", "update"): (["connect", "update", "weblog-archive", "--config", "{connector_config}", "--execute"],

@@ -72,6 +72,7 @@ def test_masking_defaults_and_configured_paths():
     masked = masker.apply(record)
     assert json.loads(masked.value) == {"card": {"number": MASK}, "Password": MASK, "n": 1}
     assert masked.headers == (("Authorization", MASK.encode()), ("x-internal", MASK.encode()), ("trace", b"t"))
+    assert masked.masked == ("headers.Authorization", "headers.x-internal", "value.card.number", "value.Password")
     plain = _record(b'{"n": 1}')
     assert masker.apply(plain) is plain
     with pytest.raises(UsageError, match="expected value.PATH or headers.NAME"):
@@ -111,3 +112,40 @@ def test_previews_are_bounded_and_show_binary_as_hex():
     assert len(preview(b"y" * 10_000_000)) == 61
     assert preview("ключ".encode()) == "ключ" and preview(None) == "null"
     assert preview(b"line\nbreak\x1b[31m") == "line\\nbreak\\x1b[31m"
+
+
+def test_a_masked_record_says_what_was_masked_and_cannot_be_produced_back():
+    masker = Masker.from_config(["value.card.number"])
+    record = _record(b'{"card": {"number": "4111"}, "password": "p", "n": 1}',
+                     headers=[("Authorization", b"Bearer x"), ("trace", b"t")])
+    line = json.loads(to_json_line(masker.apply(record)))
+    assert line["masked"] == ["headers.Authorization", "value.card.number", "value.password"]
+    assert "masked" not in json.loads(to_json_line(masker.apply(_record(b'{"n": 1}'))))
+    dump = ['{"value": "fine"}', json.dumps(line)]
+    with pytest.raises(UsageError, match=r"dump:2: record holds a masked value \(headers.Authorization\)"):
+        list(parse_json_lines(dump, "dump", keep_timestamps=False, keep_partitions=False))
+
+
+@pytest.mark.parametrize("line, field", [
+    ('{"value": "x", "headers": [{"key": "token", "value": "******"}]}', "headers.token"),
+    ('{"value": "{\\"user\\": {\\"pin\\": \\"******\\"}}"}', "value.user.pin"),
+])
+def test_an_export_without_the_masked_list_is_refused_where_it_holds_the_mask(line, field):
+    with pytest.raises(UsageError, match=rf"dump:1: record holds a masked value \({field}\)"):
+        list(parse_json_lines([line], "dump", keep_timestamps=False, keep_partitions=False))
+
+
+def test_a_record_alone_in_a_batch_takes_at_most_its_bytes_plus_framing():
+    from streamctl.kafka.records import record_batch_bytes
+
+    assert record_batch_bytes(None, None, ()) == 97
+    assert record_batch_bytes(b"k", b"v" * 100, (("h", b"xy"),)) == 97 + 101 + 13
+
+
+def test_a_selection_names_its_options_as_given():
+    from streamctl.kafka.records import Selection
+
+    selection = Selection(partitions=(1,), since="-1h", fields=("a=1",))
+    assert selection.as_dict() == {"partitions": [1], "since": "-1h", "fields": ["a=1"]}
+    with pytest.raises(UsageError, match="give one of --offset"):
+        Selection(offset=1, last=2).keep()
