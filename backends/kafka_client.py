@@ -32,9 +32,10 @@ def mutation(method):
     return method
 
 
-def mutates(client_class, method: str) -> bool:
-    """Whether `client_class.method` is marked a mutation."""
-    return getattr(getattr(client_class, method, None), "mutates", False)
+def mutates(client_class, method: str, kwargs: dict | None = None) -> bool:
+    """Whether calling `client_class.method` with `kwargs` changes the cluster: it is marked a
+    mutation, and not asked with validate_only=True (the broker then checks, changes nothing)."""
+    return getattr(getattr(client_class, method, None), "mutates", False) and not (kwargs or {}).get("validate_only")
 
 
 def socket_timeout_ms(timeout: float) -> str:

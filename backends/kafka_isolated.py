@@ -93,9 +93,10 @@ class IsolatedKafka:
         return partial(self._call, method)
 
     def _call(self, method: str, *args, **kwargs):
+        changes = mutates(self._client_class, method, kwargs)
+        what = method if changes or not mutates(self._client_class, method) else f"{method} (validate only)"
         return call_in_child(partial(_run_method, self._factory, method, args, kwargs),
-                             patience=self._patience, what=method, start_within=START_PATIENCE,
-                             mutates=mutates(self._client_class, method))
+                             patience=self._patience, what=what, start_within=START_PATIENCE, mutates=changes)
 
 
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:

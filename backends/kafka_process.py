@@ -87,11 +87,11 @@ class KafkaProcess:
         except FutureTimeout:
             child.stop()
             why = f"the Kafka client process did not answer {method} in {patience:.0f} s; restarting it"
-            raise (_lost(method, why) if _mutates(method) else KafkaProcessError(why)) from None
+            raise (_lost(method, why) if _mutates(method, kwargs) else KafkaProcessError(why)) from None
         except _NotSent:
             raise
         except KafkaProcessError as exc:
-            if _mutates(method):
+            if _mutates(method, kwargs):
                 raise _lost(method, str(exc)) from None
             raise
 
@@ -192,10 +192,10 @@ class _Child:
                 future.set_exception(KafkaProcessError(self.ended))
 
 
-def _mutates(method: str) -> bool:
+def _mutates(method: str, kwargs: dict) -> bool:
     from streamctl.backends.kafka_admin import KafkaAdmin
 
-    return mutates(KafkaAdmin, method)
+    return mutates(KafkaAdmin, method, kwargs)
 
 
 def _lost(method: str, why: str) -> KafkaAnswerLost:

@@ -227,6 +227,7 @@ def test_the_proxy_knows_mutations_from_their_mark(tmp_path):
     marked = {m for m in dir(KafkaAdmin) if mutates(KafkaAdmin, m)}
     assert marked == {"create_topic", "add_partitions", "alter_topic_configs", "delete_topic", "commit_offsets",
                       "elect_preferred"}
+    assert not mutates(KafkaAdmin, "create_topic", {"validate_only": True})  # the broker only checks
     marker = tmp_path / "marker"
 
     class Client:
