@@ -101,16 +101,21 @@ def reset_streams_app(admin, context: str, plan: Plan, resets) -> Path | None:
     internal = plan.parameters["internal_topics"]
     undo: list[Path | None] = [None]
 
+    def step_read_back(lost: AnswerLost, verify) -> None:
+        read_back(lost, eventually(verify))
+        plan.read_back = "; ".join(filter(None, [plan.read_back, f"the answer was lost ({lost}); the re-read "
+                                                                  "shows the change made"]))
+
     def apply():
         try:
             undo[0] = _commit_resets(admin, context, plan.target, resets)
         except AnswerLost as lost:
-            read_back(lost, eventually(lambda: _verify_resets(admin, plan.target, resets)))
+            step_read_back(lost, lambda: _verify_resets(admin, plan.target, resets))
         for name in internal:
             try:
                 admin.delete_topic(name)
             except AnswerLost as lost:
-                read_back(lost, eventually(lambda name=name: _verify_gone(admin, [name])))
+                step_read_back(lost, lambda name=name: _verify_gone(admin, [name]))
 
     def verify():
         gone = _verify_gone(admin, internal)

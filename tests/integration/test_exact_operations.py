@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -243,3 +244,24 @@ def test_a_connect_create_whose_answer_is_lost_is_not_sent_to_the_second_worker(
         assert entry["result"] == ("ok" if result.returncode == 0 else "unknown"), entry
     finally:
         httpx.delete(f"{worker}/connectors/{name}", timeout=10)
+
+
+def test_probe_markers_whose_producer_crashed_after_sending_are_found_not_written_twice(sandbox):
+    """`check --probe` writes one marker per weblogs partition; its producer's child crashes right
+    after the flush: the markers are looked for in the topic and the probe goes on with them."""
+    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.pipeline.probe import HEADER
+
+    started_ms = int(time.time() * 1000) - 5000
+    result = sandbox.cli("check", "--component", "flume", "--probe", "--format", "json", "--timeout", "75",
+                         **{CRASH_AFTER_ENV: "probe markers"})
+    doc = json.loads(result.stdout)
+    assert doc["components"]["probe"]["evaluated"], json.dumps(doc["components"]["probe"])
+    entry = _audit(sandbox.xdg_state / "streamctl" / "audit.jsonl", "check.probe")[-1]
+    assert entry["result"] == "ok" and f"probe markers: {CRASHED}" in entry["note"], entry
+    wanted = (HEADER, entry["parameters"]["probe"].encode())
+    with RecordReader({"bootstrap.servers": sandbox.bootstrap_servers}, 10) as reader:
+        partitions = reader.partitions("weblogs")
+        start = reader.offsets_for_time("weblogs", partitions, started_ms)
+        markers = [r.partition for r in reader.read("weblogs", start) if wanted in r.headers]
+    assert sorted(markers) == partitions  # one marker a partition: written once
