@@ -87,7 +87,7 @@ def reset_offsets(admin, context: str, plan: Plan, resets) -> Path | None:
     undo: list[Path | None] = [None]
 
     def apply():
-        undo[0] = _commit_resets(admin, context, plan.target, resets)
+        _commit_resets(admin, context, plan.target, resets, undo)
 
     execute(plan, context, apply, eventually(lambda: _verify_resets(admin, plan.target, resets)))
     return undo[0]
@@ -108,7 +108,7 @@ def reset_streams_app(admin, context: str, plan: Plan, resets) -> Path | None:
 
     def apply():
         try:
-            undo[0] = _commit_resets(admin, context, plan.target, resets)
+            _commit_resets(admin, context, plan.target, resets, undo)
         except AnswerLost as lost:
             step_read_back(lost, lambda: _verify_resets(admin, plan.target, resets))
         for name in internal:
@@ -125,12 +125,13 @@ def reset_streams_app(admin, context: str, plan: Plan, resets) -> Path | None:
     return undo[0]
 
 
-def _commit_resets(admin, context: str, group: str, resets) -> Path | None:
-    undo = offset_ops.write_undo(context, group, resets)
+def _commit_resets(admin, context: str, group: str, resets, undo: list[Path | None]) -> None:
+    """The undo file (its path in `undo[0]` at once: a commit whose answer is lost keeps it), the
+    group re-checked idle, the commit."""
+    undo[0] = offset_ops.write_undo(context, group, resets)
     _, fresh = offset_ops.describe_group(admin, group)
     offset_ops.require_idle(fresh)  # a consumer may have joined since the plan
     admin.commit_offsets(group, {(r.topic, r.partition): r.target for r in resets})
-    return undo
 
 
 def _verify_resets(admin, group: str, resets) -> list[list]:

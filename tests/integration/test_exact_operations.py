@@ -102,6 +102,7 @@ def test_an_offset_reset_whose_commit_crashed_after_it_is_read_back_done(sandbox
     result = kafka_cli("groups", "reset-offsets", group, "--topic", topic, "--to-offset", "2", "--execute",
                        crash_after="commit_offsets")
     _done_once(result, kafka_cli, "groups.reset-offsets", "commit_offsets")
+    assert Path(result.stderr.split("undo file: ")[1].split()[0]).is_file()  # kept though the answer was lost
     assert sandbox.admin().committed(group) == {(topic, 0): 2, (topic, 1): 2}
 
 
