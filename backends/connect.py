@@ -1,7 +1,11 @@
 """Kafka Connect adapter on a worker's REST API (httpx): plain dataclasses out, every call bounded.
 
 Any worker of a Connect cluster answers for the whole cluster (it forwards writes to the
-leader), so the configured URLs are tried in order and the first that answers is used. Every
+leader), so the configured URLs are tried in order and the first that answers is used. A read
+moves on to the next worker after any transport failure; a write (POST, PUT, PATCH, DELETE)
+only when its connection was never made (refused, connect timeout): once a write was sent, a
+lost answer (read timeout, dropped connection) is a ConnectAnswerLost, never sent to another
+worker (it may have been applied: the plan core reads it back). Every
 connector, its status and its config come from ONE call, `GET /connectors?expand=status&
 expand=info`, whatever the number of connectors.
 """
@@ -15,7 +19,7 @@ from urllib.parse import quote
 import httpx
 
 from streamctl.backends.failure import describe
-from streamctl.errors import StreamctlError
+from streamctl.errors import AnswerLost, StreamctlError
 from streamctl.model.connect import ConnectCluster, ConnectPlugin, ConnectTask, Connector
 
 
@@ -33,6 +37,13 @@ class ConnectError(StreamctlError):
 
 class ConnectUnreachable(ConnectError):
     """No configured worker answered."""
+
+
+class ConnectAnswerLost(ConnectError, AnswerLost):
+    """A write reached a worker and its answer was lost: it may have been applied."""
+
+
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)  # the request never left
 
 
 class ConnectBackend:
@@ -96,7 +107,7 @@ class ConnectBackend:
             return ["connector.class: missing"]
         # The short class name is the path segment Connect accepts for every plugin.
         answer = self._request("PUT", f"/connector-plugins/{_q(plugin.rsplit('.', 1)[-1])}/config/validate",
-                               json=config)[1]
+                               json=config, read=True)[1]  # a PUT that changes nothing
         problems = []
         for entry in answer.get("configs", []):
             value = entry.get("value", {})
@@ -151,18 +162,23 @@ class ConnectBackend:
                 return response
             time.sleep(REBALANCE_PAUSE)
 
-    def _request(self, method: str, path: str, *, base: str | None = None, **kwargs) -> tuple[str, Any]:
-        """(the worker URL that answered, the decoded body). Unreachable workers are skipped;
-        an HTTP error from a worker that answered is final (another worker would say the same)."""
+    def _request(self, method: str, path: str, *, base: str | None = None, read: bool | None = None,
+                 **kwargs) -> tuple[str, Any]:
+        """(the worker URL that answered, the decoded body). Unreachable workers are skipped (a
+        write's only while it was never sent; `read`: it changes nothing, default for GET); an
+        HTTP error from a worker that answered is final (another worker would say the same)."""
+        read = method == "GET" if read is None else read
         failures = []
         for url in [base] if base else self.urls:
             try:
                 response = self._answer(method, url + path, **kwargs)
-            except httpx.TimeoutException:
-                failures.append(f"{url}: no answer within {self.timeout:g} s")
-                continue
             except httpx.HTTPError as exc:
-                failures.append(f"{url}: {_transport_reason(exc)}")
+                why = (f"no answer within {self.timeout:g} s" if isinstance(exc, httpx.TimeoutException)
+                       else _transport_reason(exc))
+                if not read and not isinstance(exc, NOT_SENT):
+                    raise ConnectAnswerLost(f"Connect worker {url}: {method} {path}: {why} after the request "
+                                            "was sent: not sent to another worker") from None
+                failures.append(f"{url}: {why}")
                 continue
             if response.status_code >= 400:
                 raise ConnectError(f"Connect worker {url}: {method} {path}: {_http_reason(response)}",

@@ -23,7 +23,9 @@ from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
 from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
-from streamctl.backends.kafka_client import Deadline, KafkaError, call, new_client, reason, socket_timeout_ms
+from streamctl.backends.kafka_client import (
+    Deadline, KafkaError, call, mutation, new_client, reason, socket_timeout_ms,
+)
 from streamctl.model.kafka import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
 )
@@ -448,6 +450,7 @@ class KafkaBackend:
 
     # ---- topic creation (the sandbox and tests use it; operations live in kafka_admin.py) ----
 
+    @mutation
     def create_topic(self, name: str, partitions: int, replication_factor: int,
                      config: dict[str, str] | None = None, validate_only: bool = False) -> None:
         futures = self._admin.create_topics(

@@ -11,7 +11,7 @@ from confluent_kafka.admin import (
 
 from streamctl.backends.kafka import KafkaBackend
 from streamctl.backends.kafka_authz import CLUSTER, Acl, refusal
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka_client import KafkaError, mutation
 
 
 class KafkaAdmin(KafkaBackend):
@@ -45,12 +45,14 @@ class KafkaAdmin(KafkaBackend):
 
     # ---- mutations (validate_only asks the broker to check without changing) -------------------
 
+    @mutation
     def add_partitions(self, name: str, total: int, validate_only: bool = False) -> None:
         futures = self._admin.create_partitions([NewPartitions(name, total)], validate_only=validate_only,
                                                 operation_timeout=self.timeout, request_timeout=self.timeout)
         self._call(lambda: futures[name].result(timeout=self.timeout + 5), f"adding partitions to {name!r}",
                    Acl("Topic", name, "Alter"))
 
+    @mutation
     def alter_topic_configs(self, name: str, values: dict[str, str | None], validate_only: bool = False) -> None:
         """Incremental: a value sets the key, None deletes it (back to the default)."""
         entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.DELETE if v is None
@@ -61,11 +63,13 @@ class KafkaAdmin(KafkaBackend):
         self._call(lambda: future.result(timeout=self.timeout + 5), f"altering configs of {name!r}",
                    Acl("Topic", name, "AlterConfigs"))
 
+    @mutation
     def delete_topic(self, name: str) -> None:
         futures = self._admin.delete_topics([name], operation_timeout=self.timeout, request_timeout=self.timeout)
         self._call(lambda: futures[name].result(timeout=self.timeout + 5), f"deleting topic {name!r}",
                    Acl("Topic", name, "Delete"))
 
+    @mutation
     def commit_offsets(self, group: str, offsets: dict[tuple[str, int], int]) -> None:
         request = ConsumerGroupTopicPartitions(group, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
         futures = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout)
@@ -80,6 +84,7 @@ class KafkaAdmin(KafkaBackend):
                 raise refused
             raise KafkaError(f"committing {tp.topic}/{tp.partition} for group {group!r} failed: {tp.error.str()}")
 
+    @mutation
     def elect_preferred(self, partitions: list[tuple[str, int]]) -> dict[tuple[str, int], str | None]:
         """Preferred leader election; per partition None (done) or the broker's reason."""
         # confluent-kafka 2.16 raises SystemError for any timeout keyword on elect_leaders; the

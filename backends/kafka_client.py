@@ -12,11 +12,30 @@ from typing import Callable, Iterator
 
 from confluent_kafka import KafkaException
 
-from streamctl.errors import StreamctlError, UsageError
+from streamctl.errors import AnswerLost, StreamctlError, UsageError
 
 
 class KafkaError(StreamctlError):
     """Kafka could not be read (unreachable, timed out, refused)."""
+
+
+class KafkaAnswerLost(KafkaError, AnswerLost):
+    """A change's Kafka client crashed or hung after its call began: the change may have been
+    made, and is not asked for again."""
+
+
+def mutation(method):
+    """Marks a client method that changes the cluster. A call of it whose client process dies or
+    hangs after the call began is never made again (kafka_isolated, kafka_process): its outcome
+    is read back instead. Methods without the mark are reads, asked again after a crash."""
+    method.mutates = True
+    return method
+
+
+def mutates(client_class, method: str, kwargs: dict | None = None) -> bool:
+    """Whether calling `client_class.method` with `kwargs` changes the cluster: it is marked a
+    mutation, and not asked with validate_only=True (the broker then checks, changes nothing)."""
+    return getattr(getattr(client_class, method, None), "mutates", False) and not (kwargs or {}).get("validate_only")
 
 
 def socket_timeout_ms(timeout: float) -> str:

@@ -21,7 +21,17 @@ client is made and its call begins (one byte ahead of its answer). A proxy's chi
 said so within START_PATIENCE is frozen (SIGSTOP, waited for), looked at a last time, and if it
 still has not begun, killed and replaced by a fresh one like a crash: its call never began, so
 nothing is asked of Kafka twice. A child that began but does not answer within its patience is
-killed and the call fails. With STREAMCTL_CHILD_STACKS set (the test suite sets it), a hung
+killed and the call fails.
+
+A crash is retried only when nothing can have reached Kafka twice: a read (any time), or a
+mutation whose child died before it began (methods marked `@mutation` in kafka_client; callers
+of call_in_child say `mutates=`). A mutation whose child crashed, hung or died after it began
+may have been made: it is a KafkaAnswerLost, never sent again, and the plan core reads the
+outcome back (streamctl.ops.execute). STREAMCTL_TEST_CRASH_AFTER (tests only; production never
+sets it) names calls, by their `what`, after which the child kills itself with SIGSEGV once the
+call returned: the crash after a mutation that the tests need, on a real cluster.
+
+With STREAMCTL_CHILD_STACKS set (the test suite sets it), a hung
 child's Python stacks are written first (child_stacks.py): a hang is then a place in the code,
 not a guess.
 """
@@ -37,13 +47,14 @@ from functools import partial
 
 from streamctl.backends import kafka_client
 from streamctl.backends.child_stacks import ChildStacks
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError, mutates
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
 CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
 START_PATIENCE = 5.0  # fork to client made takes milliseconds; a child still starting after this is stuck
 BEGUN = b"B"  # the child's first byte: its client is made and its call begins
 _begun_fd: int | None = None  # in a child: where call_begins() writes BEGUN
+CRASH_AFTER_ENV = "STREAMCTL_TEST_CRASH_AFTER"  # tests only: "create_topic,probe markers"
 
 
 class KafkaClientCrashed(KafkaError):
@@ -54,6 +65,13 @@ class KafkaClientCrashed(KafkaError):
 class _StuckStarting:
     """The outcome of a child that never began its call."""
     name = "hung starting"
+
+
+class _Crashed:
+    """The outcome of a child killed by a crash signal; `began`: after its call began."""
+
+    def __init__(self, killed: signal.Signals, began: bool):
+        self.name, self.began = killed.name, began
 
 
 class IsolatedKafka:
@@ -75,8 +93,10 @@ class IsolatedKafka:
         return partial(self._call, method)
 
     def _call(self, method: str, *args, **kwargs):
+        changes = mutates(self._client_class, method, kwargs)
+        what = method if changes or not mutates(self._client_class, method) else f"{method} (validate only)"
         return call_in_child(partial(_run_method, self._factory, method, args, kwargs),
-                             patience=self._patience, what=method, start_within=START_PATIENCE)
+                             patience=self._patience, what=what, start_within=START_PATIENCE, mutates=changes)
 
 
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
@@ -103,15 +123,22 @@ def call_begins() -> None:
         _begun_fd = None
 
 
-def call_in_child(function, patience: float, what: str, start_within: float | None = None):
+def call_in_child(function, patience: float, what: str, *, mutates: bool, start_within: float | None = None):
     """`function()` in a forked child, a crash retried in a fresh one after a pause; its answer
     or exception here. With `start_within`, a child that has not called call_begins() by then
-    is stuck starting: it is replaced too (`function` must call it before asking Kafka)."""
+    is stuck starting: it is replaced too (`function` must call it before asking Kafka).
+
+    `mutates`: `function` changes the cluster. It must then call call_begins() before it asks
+    Kafka anything; a child that crashed, hung or died after that is a KafkaAnswerLost, never
+    run again (a read is asked again after a crash whenever it happens)."""
     failures = []
     for pause in (0.0, *CRASH_PAUSES):
         time.sleep(pause)
-        outcome = _fork_and_run(function, patience, what, start_within)
-        if isinstance(outcome, (signal.Signals, _StuckStarting)):
+        outcome = _fork_and_run(function, patience, what, start_within, mutates)
+        if isinstance(outcome, _Crashed) and outcome.began and mutates:
+            raise KafkaAnswerLost(f"{what}: the Kafka client crashed ({outcome.name}, librdkafka) after the "
+                                  "change was sent: not sent again")
+        if isinstance(outcome, (_Crashed, _StuckStarting)):
             failures.append(outcome.name)
             continue
         ok, value = outcome
@@ -120,20 +147,20 @@ def call_in_child(function, patience: float, what: str, start_within: float | No
         raise value
     verb = "crashed or hung starting" if _StuckStarting.name in failures else "crashed"
     raise KafkaClientCrashed(f"{what}: the Kafka client {verb} {len(failures)} times ({', '.join(failures)}, "
-                             f"librdkafka); nothing was read")
+                             f"librdkafka); nothing was {'changed' if mutates else 'read'}")
 
 
-def _fork_and_run(function, patience: float, what: str, start_within: float | None):
-    """(ok, value) from the child, the signal that killed it, or _StuckStarting."""
+def _fork_and_run(function, patience: float, what: str, start_within: float | None, mutates: bool):
+    """(ok, value) from the child, _Crashed, or _StuckStarting."""
     read_end, write_end = os.pipe()
     stacks = ChildStacks()
     with kafka_client.FORK_GUARD.fork():  # no librdkafka client of ours lives here meanwhile
         pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
-        _child(function, write_end, stacks)
+        _child(function, write_end, stacks, what)
     os.close(write_end)
-    child = _Child(pid, read_end, stacks, what)
+    child = _Child(pid, read_end, stacks, what, mutates)
     try:
         return child.outcome(patience, start_within)
     finally:
@@ -143,8 +170,8 @@ def _fork_and_run(function, patience: float, what: str, start_within: float | No
 class _Child:
     """A forked child seen from the parent: its pipe read as its answer comes, and its end."""
 
-    def __init__(self, pid: int, fd: int, stacks: ChildStacks, what: str):
-        self.pid, self.fd, self.stacks, self.what = pid, fd, stacks, what
+    def __init__(self, pid: int, fd: int, stacks: ChildStacks, what: str, mutates: bool = False):
+        self.pid, self.fd, self.stacks, self.what, self.mutates = pid, fd, stacks, what, mutates
         self.chunks: list[bytes] = []
         self.closed = False  # the child closed its end of the pipe: answered, or died
         self.status: int | None = None  # its wait status, once reaped
@@ -158,21 +185,30 @@ class _Child:
         self._read_until(started + patience)
         if not self.closed:
             self.stacks.dump(self.pid, self.what, "hung")
-            raise KafkaError(f"{self.what}: no answer from the Kafka client in {patience:.0f} s")
+            raise self._failed(f"no answer from the Kafka client in {patience:.0f} s")
         self.stacks.forget()
         status = self._reap()
         if os.WIFSIGNALED(status):
             killed = signal.Signals(os.WTERMSIG(status))
             if killed in CRASH_SIGNALS:
-                return killed
+                return _Crashed(killed, self.began)
             if killed == signal.SIGINT:
                 raise KeyboardInterrupt
-            raise KafkaError(f"{self.what}: the Kafka client was killed by {killed.name}")
+            raise self._failed(f"the Kafka client was killed by {killed.name}")
         data = b"".join(self.chunks).removeprefix(BEGUN)
         if not data:
-            raise KafkaError(f"{self.what}: the Kafka client exited without an answer "
-                             f"(status {os.WEXITSTATUS(status)})")
+            raise self._failed(f"the Kafka client exited without an answer (status {os.WEXITSTATUS(status)})")
         return pickle.loads(data)
+
+    @property
+    def began(self) -> bool:
+        return bool(self.chunks)  # BEGUN is the first byte the child writes
+
+    def _failed(self, why: str) -> KafkaError:
+        """The call failed without an answer: a mutation that began may have been made."""
+        if self.mutates and self.began:
+            return KafkaAnswerLost(f"{self.what}: {why} after the change was sent: not sent again")
+        return KafkaError(f"{self.what}: {why}")
 
     def _stuck_starting(self) -> bool:
         """Whether a child silent past its start patience is stuck: its stacks dumped, it is
@@ -218,7 +254,7 @@ class _Child:
             self._reap()
 
 
-def _child(function, write_end: int, stacks: ChildStacks) -> None:
+def _child(function, write_end: int, stacks: ChildStacks, what: str) -> None:
     global _begun_fd
     try:
         _die_with_parent()
@@ -228,6 +264,8 @@ def _child(function, write_end: int, stacks: ChildStacks) -> None:
             outcome = (True, function())
         except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called
             outcome = (False, exc)
+        if what in os.environ.get(CRASH_AFTER_ENV, "").split(","):
+            os.kill(os.getpid(), signal.SIGSEGV)  # tests only: a crash once the call was made
         call_begins()  # the answer always follows the byte, whether `function` said it or not
         try:
             data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)

@@ -5,7 +5,9 @@ a coordinator-bound admin request (DescribeGroups, OffsetFetch, OffsetCommit: th
 `eonce->refcnt > 0` in rd_kafka_enq_once_del_source_return, confluentinc/librdkafka#4605; the
 fix, PR #5397, is not released). A CLI run is short and fails with its one call; the dashboard
 lives for hours through broker restarts and must not. So its KafkaAdmin runs here: a call in
-flight when the child dies fails with one line, and the next call starts a new child.
+flight when the child dies fails with one line, and the next call starts a new child. A
+mutation (`@mutation` in kafka_client) in flight then is a KafkaAnswerLost: it may have been
+made, so it is not sent again and the plan core reads its outcome back.
 
 `KafkaProcess` has KafkaAdmin's methods; arguments and results cross the process boundary
 pickled (plain data and the model's dataclasses). The child's stderr (librdkafka's assertion
@@ -27,7 +29,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError, mutates
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time
@@ -36,6 +38,10 @@ CALL_WITH_ADMIN = "call:with_admin"  # not a KafkaAdmin method: see _target()
 
 class KafkaProcessError(KafkaError):
     """The Kafka client process ended or stopped answering (Kafka was not read)."""
+
+
+class _NotSent(KafkaProcessError):
+    """The child ended before the call reached it."""
 
 
 class KafkaProcess:
@@ -80,8 +86,14 @@ class KafkaProcess:
             return future.result(timeout=patience)
         except FutureTimeout:
             child.stop()
-            raise KafkaProcessError(f"the Kafka client process did not answer {method} in {patience:.0f} s; "
-                                    "restarting it") from None
+            why = f"the Kafka client process did not answer {method} in {patience:.0f} s; restarting it"
+            raise (_lost(method, why) if _mutates(method, kwargs) else KafkaProcessError(why)) from None
+        except _NotSent:
+            raise
+        except KafkaProcessError as exc:
+            if _mutates(method, kwargs):
+                raise _lost(method, str(exc)) from None
+            raise
 
     def _running_child(self) -> _Child:
         if self._child is None or not self._child.alive():
@@ -129,12 +141,16 @@ class _Child:
         future: Future = Future()
         with self.pending_lock:
             if self.ended is not None:
-                future.set_exception(KafkaProcessError(self.ended))
+                future.set_exception(_NotSent(self.ended))
                 return future
             self.pending[call_id] = future
         try:
             self.conn.send((call_id, method, args, kwargs))
         except (OSError, ValueError):
+            with self.pending_lock:
+                unsent = self.pending.pop(call_id, None)
+            if unsent is not None:
+                unsent.set_exception(_NotSent("the Kafka client process ended before the call reached it"))
             self._end()
         return future
 
@@ -174,6 +190,16 @@ class _Child:
         for future in waiting.values():
             if not future.done():
                 future.set_exception(KafkaProcessError(self.ended))
+
+
+def _mutates(method: str, kwargs: dict) -> bool:
+    from streamctl.backends.kafka_admin import KafkaAdmin
+
+    return mutates(KafkaAdmin, method, kwargs)
+
+
+def _lost(method: str, why: str) -> KafkaAnswerLost:
+    return KafkaAnswerLost(f"{method}: {why}; the change was sent and may have been made: not sent again")
 
 
 def _why_ended(code: int, log_path: Path | None) -> str:

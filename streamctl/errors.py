@@ -19,6 +19,9 @@ class ExitCode(IntEnum):
     """`check`: a component could not be evaluated."""
     USAGE = 3
     """Bad input from the operator: arguments, files, values (one line, never a traceback)."""
+    OUTCOME_UNKNOWN = 4
+    """A change was sent, its answer was lost (the client crashed, the answer timed out) and the
+    read-back could not tell whether it was made: re-read before retrying."""
     INTERRUPTED = 130
     """Ctrl-C or an aborted prompt (128 + SIGINT, as shells report it)."""
 
@@ -33,6 +36,18 @@ class UsageError(StreamctlError):
     """Bad input from the operator: arguments, files, values."""
 
     exit_code = ExitCode.USAGE
+
+
+class AnswerLost(StreamctlError):
+    """A change was sent and its answer lost (its Kafka client crashed or hung after the call
+    began, a Connect worker's answer timed out): it may have been made. It is never sent again;
+    the plan core (streamctl.ops.execute) reads the outcome back."""
+
+
+class OutcomeUnknown(StreamctlError):
+    """A change whose answer was lost, and whose outcome could not be read back either."""
+
+    exit_code = ExitCode.OUTCOME_UNKNOWN
 
 
 def exit_code_for(error: BaseException) -> ExitCode:

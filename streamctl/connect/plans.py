@@ -6,6 +6,11 @@ delete change a connector's state. An offsets reset needs the connector STOPPED 
 undo file (the offsets before, as the REST API returns them) before anything changes. Plans
 and audit entries never hold a secret's value: only keys, and MASK where a value would be.
 Callers check read-only first (`streamctl.ops.require_writable`).
+
+A write whose answer was lost (ConnectAnswerLost: sent to a worker, no answer) is never sent
+again: it is re-read (the connector's config, state, offsets) and reported done, not done, or
+of unknown outcome (streamctl.ops.execute). A restart and an offsets undo leave nothing to tell
+by: theirs is unknown.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from pathlib import Path
 from streamctl.connect.secrets import MASK, is_secret, masked_text
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.connect import FAILED, PAUSED, RUNNING, STOPPED, Connector
-from streamctl.ops import Change, Plan, execute
+from streamctl.ops import Change, NotAsPlanned, Plan, execute
 
 SETTLE_TIMEOUT = 30.0  # seconds for a connector to reach the state asked for
+REREAD_TIMEOUT = 10.0  # seconds a write whose answer was lost has to show
 TARGET_STATE = {"pause": PAUSED, "resume": RUNNING, "stop": STOPPED}
 
 
@@ -129,7 +135,13 @@ def apply_config(ctx, backend, plan: ConnectPlan) -> str:
         connector = _settled(backend, plan.target, lambda c: c.config.get("name") == plan.target, "configured")
         return [[f"connector {plan.target}", "state", connector.state]]
 
-    execute(plan, ctx.name, apply, verify)
+    def reread():
+        """After a lost answer: the connector there with the planned config."""
+        connector = _settled(backend, plan.target, lambda c: c.config == plan.config, "configured as planned",
+                             REREAD_TIMEOUT, missing_is=NotAsPlanned)
+        return [[f"connector {plan.target}", "state", connector.state]]
+
+    execute(plan, ctx.name, apply, verify, reread)
     return f"{'created' if create else 'updated'}: connector {plan.target}"
 
 
@@ -189,7 +201,7 @@ def apply_state(ctx, backend, plan: ConnectPlan) -> str:
             connector = _settled(backend, name, lambda c: c.state == TARGET_STATE[action], TARGET_STATE[action])
         return [[f"connector {name}", "state", connector.state]]
 
-    execute(plan, ctx.name, apply, verify)
+    execute(plan, ctx.name, apply, verify, _untellable if action == "restart" else None)
     return f"done: connector {name} {action}{'d' if action.endswith('e') else 'ed'}"
 
 
@@ -217,7 +229,7 @@ def apply_offsets_reset(ctx, backend, plan: ConnectPlan) -> str:
     def verify():
         left = backend.offsets(plan.target)
         if left:
-            raise StreamctlError(f"{len(left)} offset(s) of connector {plan.target!r} still there after the reset")
+            raise NotAsPlanned(f"{len(left)} offset(s) of connector {plan.target!r} still there after the reset")
         return [[plan.target, "offsets", "reset"]]
 
     plan.parameters["undo_file"] = str(undo)
@@ -243,7 +255,7 @@ def plan_offsets_undo(backend, context: str, name: str, undo_file: Path | None) 
 
 
 def apply_offsets_undo(ctx, backend, plan: ConnectPlan) -> str:
-    execute(plan, ctx.name, lambda: backend.alter_offsets(plan.target, plan.offsets))
+    execute(plan, ctx.name, lambda: backend.alter_offsets(plan.target, plan.offsets), reread=_untellable)
     return f"done: {len(plan.offsets)} offset(s) of connector {plan.target} restored"
 
 
@@ -286,8 +298,10 @@ def existing(backend, name: str) -> Connector:
         raise
 
 
-def _settled(backend, name: str, done, what: str, timeout: float = SETTLE_TIMEOUT) -> Connector:
-    """Poll until `done(connector)`; a connector just created has no status for a moment (404)."""
+def _settled(backend, name: str, done, what: str, timeout: float = SETTLE_TIMEOUT,
+             missing_is: type[StreamctlError] | None = None) -> Connector:
+    """Poll until `done(connector)` (else NotAsPlanned); a connector just created has no status
+    for a moment (404: its ConnectError at the end, or `missing_is` when given)."""
     from streamctl.backends.connect import ConnectError
 
     deadline = time.monotonic() + timeout
@@ -295,14 +309,18 @@ def _settled(backend, name: str, done, what: str, timeout: float = SETTLE_TIMEOU
         try:
             connector = backend.connector(name)
         except ConnectError as exc:
-            if exc.status != 404 or time.monotonic() > deadline:
+            if exc.status != 404:
+                raise
+            if time.monotonic() > deadline:
+                if missing_is is not None:
+                    raise missing_is(f"no connector {name!r} {timeout:g} s on") from None
                 raise
             time.sleep(0.5)
             continue
         if done(connector):
             return connector
         if time.monotonic() > deadline:
-            raise StreamctlError(f"connector {name!r} not {what} after {timeout:g} s (state {connector.state})")
+            raise NotAsPlanned(f"connector {name!r} not {what} after {timeout:g} s (state {connector.state})")
         time.sleep(0.5)
 
 
@@ -310,8 +328,13 @@ def _settled_gone(backend, name: str, timeout: float = SETTLE_TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     while any(c.name == name for c in backend.cluster().connectors):
         if time.monotonic() > deadline:
-            raise StreamctlError(f"connector {name!r} still listed {timeout:g} s after its deletion")
+            raise NotAsPlanned(f"connector {name!r} still listed {timeout:g} s after its deletion")
         time.sleep(0.5)
+
+
+def _untellable() -> None:
+    """The re-read of a change that leaves nothing to tell it by (a restart, offsets set back)."""
+    raise StreamctlError("nothing shows whether it was applied")
 
 
 def partition_label(partition) -> str:

@@ -1,6 +1,7 @@
 """The audit log: one JSON line per executed mutation, appended with fsync.
 
-Failed mutations are recorded too. The file lives at $XDG_STATE_HOME/streamctl/audit.jsonl.
+Failed mutations are recorded too, and those whose outcome is unknown (the answer was lost and
+the re-read failed: `unknown`). The file lives at $XDG_STATE_HOME/streamctl/audit.jsonl.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ def audit_path() -> Path:
 
 def record(operation: str, parameters: dict[str, Any], result: str, *, context: str | None,
            summary: str = "", before: Any = None, after: Any = None, error: str | None = None,
-           path: Path | None = None) -> dict:
-    """Append one record; `result` is "ok" or "failed". Returns what was written."""
+           note: str | None = None, path: Path | None = None) -> dict:
+    """Append one record; `result` is "ok", "failed" or "unknown" (a change whose answer was lost
+    and whose re-read failed: it may have been made). `note`: how an "ok" was known (a re-read
+    after a lost answer). Returns what was written."""
     entry = {
         "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "user": f"{_user()}@{socket.gethostname()}",
@@ -41,6 +44,8 @@ def record(operation: str, parameters: dict[str, Any], result: str, *, context: 
         "before": before,
         "after": after,
     }
+    if note:
+        entry["note"] = note
     append_durable(path or audit_path(), json.dumps(entry, default=str, sort_keys=False))
     return entry
 

@@ -32,3 +32,5 @@ def finish(plan, execute: bool, run: Callable[[], str | None], nothing: str = "n
         return
     done = run()
     click.echo(done if isinstance(done, str) else f"done: {plan.summary()}", err=True)
+    if plan.read_back:
+        click.echo(f"note: {plan.read_back}", err=True)

@@ -9,7 +9,10 @@ is the time from the marker's write until that reader had moved past it, end to 
 
 The marker (value `streamctl-probe <id> <time>`, header `streamctl-probe`) is no line the
 demo's job or Streams app parses, so both drop it; a consumer of yours sees one more record a
-partition. Each probe is one audit-log entry; read-only contexts refuse it. A reader that has
+partition. Each probe is one audit-log entry; read-only contexts refuse it. The markers are
+written once: a producer child that crashes after it began is not run again; the markers are
+looked for in the topics instead (found: the probe goes on; not found, or unreadable: the probe
+is UNKNOWN and the audit entry says `failed` or `unknown`). A reader that has
 not passed by the deadline is a WARN naming the hop; what lies past it is not reached. Readers
 with nothing running (a group without members, a stopped job) are not waited for: abandoned
 groups are common, and `check --component pipeline` names a stopped reader that is behind.
@@ -80,7 +83,7 @@ def write_markers(ctx, topics: list[str], snapshot) -> dict[tuple[str, int], int
     from streamctl.backends.kafka_isolated import call_in_child
     from streamctl.errors import StreamctlError
     from streamctl.model.records import OutgoingRecord
-    from streamctl.ops import Change, Plan, execute
+    from streamctl.ops import Change, NotAsPlanned, Plan, execute
 
     probe_id = uuid.uuid4().hex[:12]
     value = f"{HEADER} {probe_id} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}".encode()
@@ -92,23 +95,60 @@ def write_markers(ctx, topics: list[str], snapshot) -> dict[tuple[str, int], int
 
     def write() -> dict[tuple[str, int], int]:
         offsets = call_in_child(lambda: _send(ctx.kafka.client_config(), ctx.kafka.timeout, records),
-                                patience=ctx.kafka.timeout * 2 + 10, what="probe markers")
+                                patience=ctx.kafka.timeout * 2 + 10, what="probe markers", mutates=True)
         if len(offsets) < sum(len(r) for r in records.values()):
             raise StreamctlError(f"probe: {len(offsets)} of {sum(len(r) for r in records.values())} "
                                  f"marker record(s) delivered")
         return offsets
 
-    return {key: offset + 1 for key, offset in execute(plan, ctx.name, write).items()}
+    found: dict[tuple[str, int], int] = {}
+
+    def landed() -> list[list]:
+        """After a lost answer: the markers looked for from the log ends the plan read."""
+        starts = {(p.topic, p.partition): p.high for p in snapshot.partitions if p.topic in partitions}
+        found.update(call_in_child(lambda: _find_markers(ctx.kafka.client_config(), ctx.kafka.timeout,
+                                                         starts, probe_id),
+                                   patience=ctx.kafka.timeout * 4 + 10, what="finding probe markers",
+                                   mutates=False))
+        wanted = sum(len(ps) for ps in partitions.values())
+        if len(found) < wanted:
+            raise NotAsPlanned(f"{len(found)} of {wanted} probe marker(s) found in the topics")
+        return [[f"topic {t}", "marker records", len(ps)] for t, ps in partitions.items()]
+
+    written = execute(plan, ctx.name, write, reread=landed)  # verified by its delivery reports
+    return {key: offset + 1 for key, offset in (written if written is not None else found).items()}
 
 
 def _send(client_config, timeout: float, records: dict) -> dict[tuple[str, int], int]:
+    from streamctl.backends.kafka_isolated import call_begins
     from streamctl.backends.kafka_records import RecordWriter
 
     writer = RecordWriter(client_config, timeout)
+    call_begins()  # from here on the markers may reach Kafka: never sent twice
     for topic, batch in records.items():
         writer.send(topic, batch)
     writer.flush()
     return writer.offsets
+
+
+def _find_markers(client_config, timeout: float, starts: dict[tuple[str, int], int | None],
+                  probe_id: str) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> the offset of the probe's marker, for those found from `starts`
+    (a partition's log end before the write; None: from a minute before now)."""
+    from streamctl.backends.kafka_records import RecordReader
+
+    wanted = (HEADER, probe_id.encode())
+    found = {}
+    with RecordReader(client_config, timeout) as reader:
+        for topic in sorted({t for t, _ in starts}):
+            ours = {p: start for (t, p), start in starts.items() if t == topic}
+            unknown = [p for p, start in ours.items() if start is None]
+            if unknown:
+                ours.update(reader.offsets_for_time(topic, unknown, int((time.time() - 60) * 1000)))
+            for record in reader.read(topic, ours):
+                if wanted in record.headers:
+                    found[(topic, record.partition)] = record.offset
+    return found
 
 
 def follow(pipeline: PipelineMap, markers: dict[tuple[str, int], int], written_at: float, until: float,

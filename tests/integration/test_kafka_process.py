@@ -147,3 +147,29 @@ def test_the_lag_history_is_joined_in_the_child(sandbox, client, tmp_path):
     client.call_with_admin(snapshot_with_history, replace(request, record=False))
     with LagStore(request.store) as store:
         assert sum(len(samples) for grp, *_, samples in store.samples("it") if grp == group) == 1
+
+
+def test_a_mutation_in_flight_when_the_child_dies_is_an_answer_lost_never_resent(sandbox, client):
+    """The dashboard's plan core then reads the outcome back (streamctl.ops.execute); a read in
+    flight fails as before."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from streamctl.backends.kafka_client import KafkaAnswerLost
+
+    topic = unique("kp-lost")
+    pid = child_pid(client)
+    os.kill(pid, signal.SIGSTOP)
+    pool = ThreadPoolExecutor(2)
+    create = pool.submit(client.create_topic, topic, 1, 1)
+    read = pool.submit(client.metadata)
+    time.sleep(0.3)
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(KafkaAnswerLost, match=r"^create_topic: the Kafka client process killed by SIGKILL.*"
+                                              r"the change was sent and may have been made: not sent again"):
+        create.result(timeout=10)
+    with pytest.raises(KafkaProcessError) as failed:
+        read.result(timeout=10)
+    assert not isinstance(failed.value, KafkaAnswerLost)
+    pool.shutdown()
+    assert child_pid(client) != pid and client.restarts == 1  # the next call starts a new child
+    assert client.metadata().topic(topic) is None  # the frozen child never sent it; nor did anyone again

@@ -71,7 +71,7 @@ def _coordinator(bootstrap: str, group: str) -> int:
         admin = KafkaAdmin({"bootstrap.servers": bootstrap}, timeout=10)
         return admin._admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15).coordinator.id
 
-    return call_in_child(ask, patience=60, what="describing the group")
+    return call_in_child(ask, patience=60, what="describing the group", mutates=False)
 
 
 # The CLI in a process of its own (librdkafka may abort the process a frozen coordinator's

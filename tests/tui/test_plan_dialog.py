@@ -96,3 +96,55 @@ async def test_a_read_only_dialog_shows_the_plan_and_refuses_to_execute_it():
         await pilot.pause()
         assert app.screen is dialog
     assert ran == [] and app.results == []
+
+
+def _lost_answer_run(reread):
+    """An operation run through the plan core whose answer is lost after it was sent (its Kafka
+    client crashed after the call began), then re-read by `reread`."""
+    from streamctl.backends.kafka_client import KafkaAnswerLost
+    from streamctl.ops import execute as run_plan
+
+    def run(plan):
+        def apply():
+            raise KafkaAnswerLost("create_topic: the Kafka client crashed (SIGSEGV, librdkafka) after the "
+                                  "change was sent: not sent again")
+
+        run_plan(plan, "it", apply, reread)
+        return "topic orders created"
+
+    return run
+
+
+async def test_an_unknown_outcome_is_shown_as_such_and_never_executed_again(tmp_path, monkeypatch):
+    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.ops import audit
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+    def unreadable():
+        raise KafkaError("metadata request failed: all brokers down")
+
+    app = DialogApp(_lost_answer_run(unreadable))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await execute(app, pilot)
+        assert isinstance(app.screen, PlanDialog)
+        assert "outcome unknown" in str(app.screen.query_one("#plan-title").render())
+        assert str(app.screen.query_one("#plan-error").render()).startswith(
+            "outcome unknown: re-read before retrying (create_topic: the Kafka client crashed")
+        assert app.screen.query_one("#execute").disabled
+    [entry] = audit.read()
+    assert entry["result"] == "unknown" and "all brokers down" in entry["error"]
+
+
+async def test_a_lost_answer_the_re_read_shows_done_closes_as_done_with_a_note(tmp_path, monkeypatch):
+    from streamctl.ops import audit
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    app = DialogApp(_lost_answer_run(lambda: [["topic orders", "partitions", 3]]))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await execute(app, pilot)
+    [(result, _)] = app.results
+    assert result.startswith("topic orders created (the answer was lost (create_topic: the Kafka client crashed")
+    assert result.endswith("the re-read shows the change made)")
+    [entry] = audit.read()
+    assert entry["result"] == "ok" and entry["after"] == [["topic orders", "partitions", 3]] and entry["note"]

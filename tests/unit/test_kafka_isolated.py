@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from streamctl.backends.kafka_client import KafkaError
-from streamctl.backends import kafka_isolated
+from streamctl.backends import kafka_client, kafka_isolated
+from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError
 from streamctl.backends.kafka_isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
 
 
@@ -35,13 +35,13 @@ def _crash_first(marker, times: int):
 
 def test_a_crash_is_retried_in_a_fresh_child(tmp_path):
     marker = tmp_path / "marker"
-    assert call_in_child(lambda: _crash_first(marker, 1), patience=30, what="offsets") == {"answer": 42}
+    assert call_in_child(lambda: _crash_first(marker, 1), patience=30, what="offsets", mutates=False) == {"answer": 42}
     assert len(marker.read_text().split()) == 1
 
 
 def test_crashes_in_a_row_are_retried_after_growing_pauses(tmp_path):
     marker = tmp_path / "marker"
-    assert call_in_child(lambda: _crash_first(marker, 3), patience=30, what="offsets") == {"answer": 42}
+    assert call_in_child(lambda: _crash_first(marker, 3), patience=30, what="offsets", mutates=False) == {"answer": 42}
     crashed_at = [float(t) for t in marker.read_text().split()]
     gaps = [later - earlier for earlier, later in zip(crashed_at, crashed_at[1:])]
     assert len(gaps) == 2 and 0.5 <= gaps[0] < gaps[1], gaps
@@ -49,7 +49,7 @@ def test_crashes_in_a_row_are_retried_after_growing_pauses(tmp_path):
 
 def test_four_crashes_are_one_error_naming_the_signals():
     with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed 4 times \(SIGABRT, SIGABRT"):
-        call_in_child(lambda: os.abort(), patience=30, what="offsets")
+        call_in_child(lambda: os.abort(), patience=30, what="offsets", mutates=False)
 
 
 def test_errors_and_answers_cross_back():
@@ -58,15 +58,15 @@ def test_errors_and_answers_cross_back():
         raise KafkaError("metadata request timed out")
 
     with pytest.raises(KafkaError, match="metadata request timed out"):
-        call_in_child(fail, patience=30, what="metadata")
+        call_in_child(fail, patience=30, what="metadata", mutates=False)
     parent = os.getpid()
-    assert call_in_child(os.getpid, patience=30, what="pid") != parent
+    assert call_in_child(os.getpid, patience=30, what="pid", mutates=False) != parent
 
 
 def test_a_child_that_hangs_is_killed_after_its_patience():
 
     with pytest.raises(KafkaError, match="no answer from the Kafka client in 1 s"):
-        call_in_child(lambda: time.sleep(30), patience=1, what="describe")
+        call_in_child(lambda: time.sleep(30), patience=1, what="describe", mutates=False)
 
 
 def _wait_forever():
@@ -76,7 +76,7 @@ def _wait_forever():
 def test_a_hung_child_shows_where_it_hung_before_it_is_killed(monkeypatch, capfd):
     monkeypatch.setenv("STREAMCTL_CHILD_STACKS", "1")
     with pytest.raises(KafkaError, match="no answer from the Kafka client in 1 s"):
-        call_in_child(_wait_forever, patience=1, what="describe")
+        call_in_child(_wait_forever, patience=1, what="describe", mutates=False)
     err = capfd.readouterr().err
     assert "the Kafka client child" in err and "hung" in err
     assert "in _wait_forever" in err, err
@@ -87,7 +87,7 @@ def test_stacks_on_hang_need_no_real_stderr_to_answer(monkeypatch):
     registers its stack dump on fd 2 and answers as usual."""
     monkeypatch.setenv("STREAMCTL_CHILD_STACKS", "1")
     monkeypatch.setattr("sys.stderr", io.StringIO())
-    assert call_in_child(lambda: 42, patience=10, what="answer") == 42
+    assert call_in_child(lambda: 42, patience=10, what="answer", mutates=False) == 42
 
 
 def test_the_proxy_builds_its_client_in_the_child():
@@ -131,7 +131,7 @@ def test_a_fork_waits_for_the_in_process_clients_to_end():
         with kafka_client.FORK_GUARD.client():  # would wait forever on an inherited, held lock
             return "child's client made"
 
-    assert call_in_child(in_child, patience=10, what="guard") == "child's client made"
+    assert call_in_child(in_child, patience=10, what="guard", mutates=False) == "child's client made"
     events.append("forked")
     thread.join()
     assert events == ["client ended", "forked"]
@@ -152,7 +152,7 @@ def test_a_child_stuck_before_its_call_is_replaced(tmp_path, monkeypatch):
     monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
     marker = tmp_path / "marker"
     started = time.monotonic()
-    answer = call_in_child(lambda: _stuck_first(marker, 2), patience=30, what="offsets", start_within=2.0)
+    answer = call_in_child(lambda: _stuck_first(marker, 2), patience=30, what="offsets", mutates=False, start_within=2.0)
     assert answer == {"answer": 42}
     assert len(marker.read_text().split()) == 3
     assert time.monotonic() - started < 20  # two start patiences (and stack dumps), not the patience
@@ -162,7 +162,7 @@ def test_four_stuck_starts_are_one_error_naming_them(tmp_path, monkeypatch):
     monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
     with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed or hung starting 4 times "
                                                  r"\(hung starting, hung starting"):
-        call_in_child(lambda: _stuck_first(tmp_path / "marker", 9), patience=30, what="offsets", start_within=2.0)
+        call_in_child(lambda: _stuck_first(tmp_path / "marker", 9), patience=30, what="offsets", mutates=False, start_within=2.0)
 
 
 def test_a_child_that_began_its_call_is_never_replaced(tmp_path):
@@ -175,9 +175,88 @@ def test_a_child_that_began_its_call_is_never_replaced(tmp_path):
         kafka_isolated.call_begins()
         time.sleep(60)
 
-    with pytest.raises(KafkaError, match="no answer from the Kafka client in 4 s"):
-        call_in_child(begins_then_hangs, patience=4, what="create_topic", start_within=2.0)
+    with pytest.raises(KafkaAnswerLost, match="create_topic: no answer from the Kafka client in 4 s after the "
+                                              "change was sent: not sent again"):
+        call_in_child(begins_then_hangs, patience=4, what="create_topic", start_within=2.0, mutates=True)
     assert marker.read_text() == "x"
+
+
+def _begin_then_crash(marker):
+    """Counts its runs in the marker file, begins its call, then dies of SIGSEGV (librdkafka's
+    NULL group handle, #5040, in the middle of an offset commit)."""
+    marker.write_text(marker.read_text() + "x" if marker.exists() else "x")
+    kafka_isolated.call_begins()
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def test_a_mutation_that_crashed_after_it_began_is_never_run_again(tmp_path):
+    marker = tmp_path / "marker"
+    with pytest.raises(KafkaAnswerLost, match=r"commit_offsets: the Kafka client crashed \(SIGSEGV, librdkafka\) "
+                                              r"after the change was sent: not sent again"):
+        call_in_child(lambda: _begin_then_crash(marker), patience=30, what="commit_offsets", mutates=True)
+    assert marker.read_text() == "x"
+
+
+def test_a_read_that_crashed_after_it_began_is_asked_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
+    marker = tmp_path / "marker"
+    with pytest.raises(KafkaClientCrashed, match=r"committed: the Kafka client crashed 4 times .*nothing was read"):
+        call_in_child(lambda: _begin_then_crash(marker), patience=30, what="committed", mutates=False)
+    assert marker.read_text() == "xxxx"
+
+
+def test_a_mutation_that_crashed_before_it_began_is_run_in_a_fresh_child(tmp_path, monkeypatch):
+    """Nothing reached Kafka: the change is made once, by the second child."""
+    monkeypatch.setattr(kafka_isolated, "CRASH_PAUSES", (0.0, 0.0, 0.0))
+    marker, made = tmp_path / "marker", tmp_path / "made"
+
+    def crash_first_then_change():
+        _crash_first(marker, 1)  # before call_begins: its client was never made
+        kafka_isolated.call_begins()
+        made.write_text(made.read_text() + "x" if made.exists() else "x")
+        return "created"
+
+    assert call_in_child(crash_first_then_change, patience=30, what="create_topic", mutates=True) == "created"
+    assert made.read_text() == "x" and len(marker.read_text().split()) == 1
+
+
+def test_the_proxy_knows_mutations_from_their_mark(tmp_path):
+    from streamctl.backends.kafka_admin import KafkaAdmin
+    from streamctl.backends.kafka_client import mutates
+
+    marked = {m for m in dir(KafkaAdmin) if mutates(KafkaAdmin, m)}
+    assert marked == {"create_topic", "add_partitions", "alter_topic_configs", "delete_topic", "commit_offsets",
+                      "elect_preferred"}
+    assert not mutates(KafkaAdmin, "create_topic", {"validate_only": True})  # the broker only checks
+    marker = tmp_path / "marker"
+
+    class Client:
+        def __init__(self, config, timeout):
+            pass
+
+        @kafka_client.mutation
+        def delete_topic(self, name):
+            _begin_then_crash(marker)
+
+    with pytest.raises(KafkaAnswerLost, match="delete_topic: the Kafka client crashed"):
+        IsolatedKafka(Client, {}, timeout=1.0).delete_topic("orders")
+    assert marker.read_text() == "x"
+
+
+def test_the_test_hook_crashes_the_child_after_the_named_call(tmp_path, monkeypatch):
+    """STREAMCTL_TEST_CRASH_AFTER: the call runs to its end, then its child dies of SIGSEGV."""
+    monkeypatch.setenv(kafka_isolated.CRASH_AFTER_ENV, "other,create_topic")
+    marker = tmp_path / "marker"
+
+    def create():
+        kafka_isolated.call_begins()
+        marker.write_text(marker.read_text() + "x" if marker.exists() else "x")
+        return "created"
+
+    with pytest.raises(KafkaAnswerLost, match="SIGSEGV"):
+        call_in_child(create, patience=30, what="create_topic", mutates=True)
+    assert marker.read_text() == "x"
+    assert call_in_child(lambda: "read", patience=30, what="metadata", mutates=False) == "read"
 
 
 def test_the_proxy_begins_its_call_once_its_client_is_made(tmp_path, monkeypatch):
@@ -210,10 +289,10 @@ def test_hung_childrens_stacks_go_to_files_in_the_directory_named(tmp_path, monk
     dumps = tmp_path / "dumps"
     dumps.mkdir()
     monkeypatch.setenv("STREAMCTL_CHILD_STACKS", str(dumps))
-    assert call_in_child(lambda: 42, patience=10, what="answer") == 42
+    assert call_in_child(lambda: 42, patience=10, what="answer", mutates=False) == 42
     assert list(dumps.iterdir()) == []
     with pytest.raises(KafkaError, match="no answer"):
-        call_in_child(_wait_forever, patience=1, what="describe")
+        call_in_child(_wait_forever, patience=1, what="describe", mutates=False)
     [dump] = dumps.iterdir()
     text = dump.read_text()
     assert "(describe) hung" in text and "in _wait_forever" in text, text
@@ -231,5 +310,5 @@ def test_a_child_slow_to_begin_is_frozen_and_seen_to_have_begun(tmp_path, monkey
         kafka_isolated.call_begins()
         return "answered"
 
-    assert call_in_child(slow_to_begin, patience=30, what="offsets", start_within=0.5) == "answered"
+    assert call_in_child(slow_to_begin, patience=30, what="offsets", mutates=False, start_within=0.5) == "answered"
     assert marker.read_text() == "x"

@@ -3,7 +3,12 @@ Execute (in a read-only context the plan alone: a dry run). Planning and executi
 
 The dialog acts on a worker's result only once the worker has finished: dismissing the
 screen cancels its workers, and one cancelled between answering and finishing would be
-reported as cancelled although its operation ran."""
+reported as cancelled although its operation ran.
+
+An execution whose answer was lost is shown as the plan core decided (streamctl.ops.execute):
+done with a note that the re-read showed it, not done, or "outcome unknown: re-read before
+retrying" (the audit entry says `unknown`); Execute then stays disabled: the change is never
+sent twice from here."""
 
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 from textual.worker import Worker, WorkerState
 
-from streamctl.errors import StreamctlError
+from streamctl.errors import OutcomeUnknown, StreamctlError
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -38,11 +43,14 @@ class _Refused:
     """A worker's StreamctlError, returned rather than raised: an operator's error, not a bug."""
 
     reason: str
+    title: str = "refused"
 
 
 def _refusing(call: Callable[..., Any], *args: Any) -> Any:
     try:
         return call(*args)
+    except OutcomeUnknown as exc:
+        return _Refused(str(exc), "outcome unknown")
     except StreamctlError as exc:
         return _Refused(str(exc))
 
@@ -88,7 +96,11 @@ class PlanDialog(ModalScreen[str | None]):
     def _execute(self) -> str | _Refused:
         if self.refusal:
             return _Refused(self.refusal)
-        return _refusing(self.request.run, self.planned)
+        done = _refusing(self.request.run, self.planned)
+        plan = self.planned[0] if isinstance(self.planned, tuple) else self.planned
+        if isinstance(done, str) and getattr(plan, "read_back", ""):
+            return f"{done} ({plan.read_back})"
+        return done
 
     @on(Worker.StateChanged)
     def _worker_finished(self, event: Worker.StateChanged) -> None:
@@ -98,7 +110,7 @@ class PlanDialog(ModalScreen[str | None]):
         elif event.state != WorkerState.SUCCESS:
             return
         elif isinstance(worker.result, _Refused):
-            self._show_error(worker.result.reason)
+            self._show_error(worker.result.reason, worker.result.title)
         elif worker.group == "plan":
             self._show_plan(worker.result)
         elif worker.group == "execute":
@@ -116,9 +128,9 @@ class PlanDialog(ModalScreen[str | None]):
         if self.refusal:
             self.query_one("#plan-error", Static).update(Text(self.refusal))
 
-    def _show_error(self, text: str) -> None:
+    def _show_error(self, text: str, title: str = "refused") -> None:
         self.query_one("#plan-error", Static).update(Text(text))
-        self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: refused")
+        self.query_one("#plan-title", Label).update(f"[b]{escape(self.request.title)}[/b]: {escape(title)}")
 
     @on(Button.Pressed, "#execute")
     def _execute_pressed(self) -> None:
