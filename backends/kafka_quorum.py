@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import re
 import subprocess
 import tempfile
+from pathlib import Path
 
 from streamctl.backends.kafka_client import KafkaError
 from streamctl.model.kafka import Quorum, QuorumNode
@@ -91,7 +93,7 @@ class _command_config:
             return None
         fd, self.path = tempfile.mkstemp(prefix="streamctl-quorum-", suffix=".properties")
         with os.fdopen(fd, "w") as handle:  # mkstemp creates it 0600
-            handle.writelines(f"{key}={value}\n" for key, value in self.properties.items())
+            handle.writelines(f"{key}={_escaped(value)}\n" for key, value in self.properties.items())
         return self.path
 
     def __exit__(self, *exc) -> None:
@@ -121,7 +123,55 @@ def java_client_properties(config: dict[str, str]) -> dict[str, str]:
         properties["sasl.mechanism"] = mechanism
         properties["sasl.jaas.config"] = (f'{JAAS_MODULES[mechanism]} required username="{escape(username)}" '
                                           f'password="{escape(password)}";')
-    if "ssl.ca.location" in config:
-        properties["ssl.truststore.type"] = "PEM"
-        properties["ssl.truststore.location"] = config["ssl.ca.location"]
+    if "SSL" in protocol:
+        properties |= _java_tls(config)
     return properties
+
+
+def _java_tls(config: dict[str, str]) -> dict[str, str]:
+    """TLS: the CA file as a PEM truststore; the client certificate and key (for brokers that
+    require one) as an inline PEM keystore, which Java takes without a key password where its
+    file form requires one. Kafka reads PKCS#8 keys only ('BEGIN PRIVATE KEY')."""
+    properties: dict[str, str] = {}
+    if "ssl.ca.location" in config:
+        properties |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": config["ssl.ca.location"]}
+    elif "ssl.ca.pem" in config:
+        properties |= {"ssl.truststore.type": "PEM", "ssl.truststore.certificates": config["ssl.ca.pem"]}
+    if config.get("ssl.endpoint.identification.algorithm", "https").lower() == "none":
+        properties["ssl.endpoint.identification.algorithm"] = ""
+    cert = config.get("ssl.certificate.location")
+    if cert:
+        key = config.get("ssl.key.location", cert)  # one PEM file may hold both
+        chain, key_pem = _pem(cert, "ssl.certificate.location"), _pem(key, "ssl.key.location")
+    elif "ssl.certificate.pem" in config:
+        key, chain, key_pem = "ssl.key.pem", config["ssl.certificate.pem"], config.get("ssl.key.pem", "")
+    else:
+        return properties
+    blocks = _PRIVATE_KEY.findall(key_pem)
+    if not blocks:
+        raise KafkaError(f"kafka.properties.ssl.key.location: {key}: no PEM private key in it")
+    if (kind := blocks[0].strip()) not in ("PRIVATE KEY", "ENCRYPTED PRIVATE KEY"):
+        raise KafkaError(f"kafka.properties.ssl.key.location: {key}: a {kind}: Kafka's Java tools read PKCS#8 "
+                         "keys only (convert it with `openssl pkcs8 -topk8 -in KEY -out KEY8`)")
+    properties |= {"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": chain,
+                   "ssl.keystore.key": key_pem}
+    if config.get("ssl.key.password"):
+        properties["ssl.key.password"] = config["ssl.key.password"]
+    return properties
+
+
+_PRIVATE_KEY = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY)-----")
+
+
+def _pem(path: str, setting: str) -> str:
+    try:
+        return Path(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or "not PEM text"
+        raise KafkaError(f"kafka.properties.{setting}: {path}: {why}") from None
+
+
+def _escaped(value: str) -> str:
+    """A value as java.util.Properties reads it back (backslashes, line breaks, leading blanks)."""
+    value = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return "\\" + value if value[:1] in (" ", "\t") else value
