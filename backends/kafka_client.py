@@ -89,8 +89,8 @@ _TLS_FILE_KEYS = ("ssl.ca.location", "ssl.certificate.location", "ssl.key.locati
 def _property_error(reason: str, config: dict[str, str]) -> str:
     """'kafka.properties.KEY (PATH): what OpenSSL said' for a TLS file librdkafka could not use."""
     for key in _TLS_FILE_KEYS:
-        if reason.startswith(f"{key} failed") or reason.startswith(f"Failed to create {key}"):
-            detail = reason.split(":", 1)[1].strip() if ":" in reason else reason
+        if f"{key} failed" in reason:  # "Failed to create admin client: ssl.key.location failed: error:..."
+            detail = reason.split(f"{key} failed", 1)[1].lstrip(": ") or reason
             if key == "ssl.key.location" and "ssl.key.password" not in config and "bad decrypt" in detail.lower():
                 detail += " (an encrypted key: set kafka.properties.ssl.key.password)"
             return f"kafka.properties.{key}: {config.get(key, '?')}: {_openssl_reason(detail)}"

@@ -30,7 +30,8 @@ def describe_quorum(client_config: dict[str, str], timeout: float, tool_argv) ->
         base = tool_argv(TOOL, "--bootstrap-server", client_config["bootstrap.servers"],
                          *(("--command-config", properties) if properties else ()), "describe")
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            status, replication = pool.map(lambda part: _run([*base, part], timeout), ("--status", "--replication"))
+            status, replication = pool.map(lambda part: _run([*base, part], timeout, client_config),
+                                           ("--status", "--replication"))
     return parse_quorum(status, replication)
 
 
@@ -66,7 +67,7 @@ def _timestamp(value: str) -> int | None:
     return int(value) if value.lstrip("-").isdigit() and int(value) >= 0 else None
 
 
-def _run(argv: list[str], timeout: float) -> str:
+def _run(argv: list[str], timeout: float, client_config: dict[str, str]) -> str:
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -75,9 +76,29 @@ def _run(argv: list[str], timeout: float) -> str:
         output = (result.stderr + result.stdout).strip()
         if any(hint in output for hint in NOT_KRAFT_HINTS):
             raise KafkaError("metadata quorum: the cluster has no KRaft quorum (ZooKeeper mode)")
+        if tls := _java_tls_reason(output, client_config):
+            raise KafkaError(f"metadata quorum: {tls}")
         last = next((line for line in reversed(output.splitlines()) if line.strip()), "no output")
         raise KafkaError(f"metadata quorum: {TOOL} failed: {last.strip()[:300]}")
     return result.stdout
+
+
+def _java_tls_reason(output: str, config: dict[str, str]) -> str | None:
+    """The Java client's TLS failure (javax.net.ssl's words) as a line naming the setting."""
+    if "SslAuthenticationException" not in output and "SSLHandshakeException" not in output:
+        return None
+    if "PKIX path" in output or "unable to find valid certification path" in output:
+        return ("TLS: the broker's certificate is not signed by the CA in kafka.properties.ssl.ca.location "
+                "(PKIX path building failed)")
+    if "No subject alternative" in output:
+        return ("TLS: the broker's certificate does not name the host it was reached at (check its "
+                "subjectAltName, or kafka.properties.ssl.endpoint.identification.algorithm)")
+    if "certificate_required" in output or "bad_certificate" in output or "unknown_ca" in output:
+        if not config.get("ssl.certificate.location") and not config.get("ssl.certificate.pem"):
+            return "TLS: kafka.properties.ssl.certificate.location not set: the broker requires a client certificate"
+        return ("TLS: the broker refused the client certificate (check kafka.properties.ssl.certificate.location "
+                "and ssl.key.location)")
+    return "TLS: the handshake with the broker failed (check kafka.properties.security.protocol and ssl.*)"
 
 
 class _command_config:

@@ -22,7 +22,7 @@ from typing import Callable
 
 from streamctl.jvm import maven, processes as procs
 from streamctl import paths
-from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox import secure as sandbox_secure, tls as sandbox_tls
 from streamctl.jvm.java import java as _java
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
@@ -93,12 +93,14 @@ class Sandbox:
     # ---- up ----------------------------------------------------------------------
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
-           addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
+           addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
+           tls: bool = False) -> tuple[SandboxState, bool]:
         with self.lock:
-            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed)
+            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed, tls)
 
     def _up(self, brokers: int, kraft: bool, with_addons: bool, secure: bool = False,
-            addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
+            addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
+            tls: bool = False) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
@@ -110,12 +112,14 @@ class Sandbox:
             raise UsageError("--brokers must be at least 1")
         if secure and kraft:
             raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
+        if secure and tls:
+            raise UsageError("--tls does not combine with --secure (SASL_PLAINTEXT listeners)")
         if secure and distributed:
             raise UsageError("--distributed runs the demo job, which the --secure sandbox does not start")
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
         if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure
-                                  or state.distributed != distributed):
+                                  or state.distributed != distributed or sandbox_tls.enabled(state) != tls):
             raise UsageError(
                 f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
@@ -132,6 +136,8 @@ class Sandbox:
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure, state.distributed = secure, distributed
+            if tls:
+                sandbox_tls.prepare(self.root, state)
             self._write_configs(state)
             if kraft:
                 self._format_storage(state, java)
@@ -208,7 +214,8 @@ class Sandbox:
                 path.write_text(server_configs.zookeeper_properties(self.root, service, state.admin_port, state.secure))
                 main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
             else:
-                path.write_text(server_configs.broker_properties(self.root, service, state))
+                # 0600: a --tls broker's file holds its private key (a PEM keystore).
+                write_atomic(path, server_configs.broker_properties(self.root, service, state), mode=0o600)
                 main, heap = "kafka.Kafka", BROKER_HEAP
             flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
             service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, *flags, log_flag,
@@ -336,6 +343,8 @@ class Sandbox:
             for key, part in fragment.items():
                 context[key] = {**context.get(key, {}), **part}
         save_context("sandbox", context, path=self.config_path)
+        if sandbox_tls.enabled(state):
+            sandbox_tls.save_context(self.root, state, context, self.config_path)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
 

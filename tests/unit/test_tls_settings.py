@@ -196,3 +196,38 @@ def test_connect_tls_context_names_the_setting_of_a_bad_file(certs, tmp_path):
         tls_context(ConnectTls(client_cert=str(cert), client_key=str(wrong_key)))
     assert tls_context(ConnectTls(ca=str(sandbox_tls.files(certs, "ca")[0]), client_cert=str(cert),
                                   client_key=str(sandbox_tls.files(certs, "client")[1])))
+
+
+def test_a_key_that_does_not_match_the_certificate_names_ssl_key_location(certs):
+    """librdkafka loads the files when the client is made: its OpenSSL error, after the setting."""
+    from confluent_kafka.admin import AdminClient
+
+    from streamctl.backends.kafka_client import new_client
+    from streamctl.errors import UsageError
+
+    wrong_key = sandbox_tls.files(certs, "broker")[1]
+    with pytest.raises(UsageError) as raised:
+        new_client(AdminClient, client_config(certs, **{"ssl.key.location": str(wrong_key)}))
+    assert str(raised.value) == f"kafka.properties.ssl.key.location: {wrong_key}: key values mismatch"
+
+
+@pytest.mark.parametrize("kraft", [False, True])
+def test_the_sandbox_broker_gains_an_ssl_listener_requiring_client_certificates(certs, kraft):
+    from streamctl.sandbox import server_configs
+    from streamctl.sandbox.state import SandboxState, Service
+
+    broker = Service("kafka-1", "broker", 9092, [], "log", node_id=1, controller_port=9093 if kraft else None)
+    zookeeper = [] if kraft else [Service("zookeeper", "zookeeper", 2181, [], "log")]
+    state = SandboxState(mode="kraft" if kraft else "zookeeper", brokers=1, services=[*zookeeper, broker],
+                         extras={"tls_ports": {"1": 9443}})
+    lines = dict(line.split("=", 1) for line in server_configs.broker_properties(certs, broker, state).splitlines())
+    assert lines["listeners"].startswith("PLAINTEXT://127.0.0.1:9092,") and \
+        lines["listeners"].endswith(",SSL://127.0.0.1:9443")
+    assert lines["advertised.listeners"] == "PLAINTEXT://127.0.0.1:9092,SSL://127.0.0.1:9443"
+    assert lines["listener.name.ssl.ssl.client.auth"] == "required"
+    assert lines["listener.name.ssl.ssl.keystore.type"] == "PEM"
+    assert lines["listener.name.ssl.ssl.keystore.key"].startswith("-----BEGIN PRIVATE KEY-----\\n")
+    assert "\n" not in lines["listener.name.ssl.ssl.keystore.certificate.chain"]
+    assert ("SSL:SSL" in lines["listener.security.protocol.map"]) if kraft else \
+        ("listener.security.protocol.map" not in lines)  # ZooKeeper mode: Kafka's default map has SSL
+    assert sandbox_tls.bootstrap_servers(state) == "127.0.0.1:9443"
