@@ -440,8 +440,9 @@ def new_cluster_id() -> str:
 
 
 def _shape(state: SandboxState) -> str:
-    return f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
+    shape = f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
         else state.mode
+    return f"{shape} --tls" if sandbox_tls.enabled(state) else shape
 
 
 def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:

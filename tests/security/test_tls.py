@@ -24,7 +24,7 @@ import yaml
 from streamctl.backends.kafka import KafkaBackend
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.stack import Sandbox
-from tests.conftest import run_cli
+from tests.conftest import RunningSandbox, run_cli
 from tests.security.helpers import one_error_line, unique
 
 
@@ -83,6 +83,9 @@ def test_the_sandbox_writes_a_client_certificate_context_and_keeps_keys_private(
 def test_check_brokers_and_topics_work_with_the_client_certificate(tls):
     topic = unique("tls")
     KafkaBackend({"bootstrap.servers": tls.state.bootstrap_servers}, timeout=10).create_topic(topic, 1, 1)
+    # The new partitions get their leader within moments: wait for that over the plaintext listener.
+    RunningSandbox.wait_until(lambda: tls.cli("--context", "sandbox", "check", "--component", "kafka").returncode == 0,
+                              timeout=60, what="the plaintext check to be OK")
     check = tls.cli("--context", "sandbox-tls", "check", "--component", "kafka")
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.startswith("STREAMCTL OK: kafka OK")
