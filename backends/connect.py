@@ -12,8 +12,10 @@ expand=info`, whatever the number of connectors.
 
 from __future__ import annotations
 
+import os
+import ssl
 import time
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import httpx
@@ -46,14 +48,26 @@ class ConnectAnswerLost(ConnectError, AnswerLost):
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)  # the request never left
 
 
+class ConnectTls(NamedTuple):
+    """HTTPS to the workers: the CA that signed their certificates, and a client certificate
+    for workers that require one (PEM paths; the key may be in the certificate's file)."""
+
+    ca: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    client_key_password: str | None = None
+
+
 class ConnectBackend:
-    def __init__(self, urls: list[str], timeout: float = 10.0, auth: tuple[str, str] | None = None):
+    def __init__(self, urls: list[str], timeout: float = 10.0, auth: tuple[str, str] | None = None,
+                 tls: ConnectTls | None = None):
         if not urls:
             raise ConnectError("no Connect worker URL configured")
         self.urls = [u.rstrip("/") for u in urls]
         self.timeout = timeout
         self._client = httpx.Client(timeout=httpx.Timeout(timeout), auth=auth,
-                                    headers={"Accept": "application/json"})
+                                    headers={"Accept": "application/json"},
+                                    verify=tls_context(tls) if tls else True)
 
     def close(self) -> None:
         self._client.close()
@@ -193,6 +207,34 @@ class ConnectBackend:
         raise ConnectUnreachable(f"Connect unreachable: {'; '.join(failures)}")
 
 
+def tls_context(tls: ConnectTls) -> ssl.SSLContext:
+    """The TLS context of `tls`; a file OpenSSL cannot use is a ConnectError naming its setting."""
+    try:
+        context = ssl.create_default_context()
+    except ssl.SSLError as exc:  # a broken system CA store
+        raise ConnectError(f"connect: the system's CA certificates: {_ssl_reason(exc)}") from None
+    for setting, load in (("ca", lambda: context.load_verify_locations(
+                               **({"capath": tls.ca} if os.path.isdir(tls.ca) else {"cafile": tls.ca}))),
+                          ("client_cert", lambda: context.load_cert_chain(
+                               tls.client_cert, tls.client_key, tls.client_key_password))):
+        path = getattr(tls, setting)
+        if path is None:
+            continue
+        try:
+            load()
+        except (ssl.SSLError, OSError) as exc:
+            if setting == "client_cert" and tls.client_key and "KEY" in str(exc).upper():
+                setting, path = "client_key", tls.client_key
+            raise ConnectError(f"connect.{setting}: {path}: {_ssl_reason(exc)}") from None
+    return context
+
+
+def _ssl_reason(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return (exc.reason or str(exc)).lower().replace("_", " ")
+    return getattr(exc, "strerror", None) or str(exc)
+
+
 def _q(segment: str) -> str:
     return quote(segment, safe="")
 
@@ -235,6 +277,22 @@ def _http_reason(response: httpx.Response) -> str:
 
 
 def _transport_reason(exc: httpx.HTTPError) -> str:
+    if hint := _tls_hint(str(exc)):
+        return hint
     if isinstance(exc, httpx.ConnectError):
         return "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({exc})"
     return describe(exc)
+
+
+def _tls_hint(message: str) -> str | None:
+    """An OpenSSL failure of the HTTPS handshake as a line naming the setting to look at."""
+    text = message.lower()
+    if "certificate verify failed" in text:
+        if "mismatch" in text:
+            return "TLS: the worker's certificate does not name the host in connect.urls (certificate verify failed)"
+        return "TLS: the worker's certificate is not signed by the CA in connect.ca (certificate verify failed)"
+    if "alert certificate required" in text:
+        return "TLS: connect.client_cert not set: the worker requires a client certificate"
+    if "alert" in text and ("certificate" in text or "unknown ca" in text):
+        return "TLS: the worker refused the client certificate in connect.client_cert (not signed by a CA it trusts)"
+    return None

@@ -24,7 +24,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, Resourc
 
 from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka_client import (
-    Deadline, KafkaError, call, mutation, new_client, reason, socket_timeout_ms,
+    Deadline, KafkaError, call, mutation, new_client, reason, socket_timeout_ms, tls_reason,
 )
 from streamctl.model.kafka import (
     Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
@@ -48,7 +48,7 @@ class KafkaBackend:
         # this list, not the backend: no reference cycle keeps a dropped client alive).
         self._refused: list[str] = []
         self._admin_config = {
-            "error_cb": lambda err, refused=self._refused: _note_refusal(err, refused),
+            "error_cb": lambda err, refused=self._refused, config=self.client_config: _note_refusal(err, refused, config),
             **self.client_config,
             "socket.timeout.ms": socket_timeout_ms(timeout),
             "log_level": "0",  # connection failures become findings, not stderr noise
@@ -495,11 +495,14 @@ def _snapshot_of(md, kraft: bool, configs: dict | None = None, earliest: dict | 
     return KafkaSnapshot(time.time(), md.cluster_id, brokers, controller, kraft, tuple(topics))
 
 
-def _note_refusal(err, refused: list[str]) -> None:
+def _note_refusal(err, refused: list[str], config: dict[str, str]) -> None:
     """librdkafka's error callback: keep why the brokers refused the login (wrong credentials,
-    a mechanism they do not enable); the call itself fails as a mere transport failure."""
+    a mechanism they do not enable) or the TLS handshake (an OpenSSL error, turned into a line
+    naming the setting to look at); the call itself fails as a mere transport failure."""
     if err.code() == KafkaErrorCode._AUTHENTICATION:
         refused[:] = [_AUTH_DETAIL.sub("", err.str())]
+    elif err.code() in (KafkaErrorCode._SSL, KafkaErrorCode._TRANSPORT) and (hint := tls_reason(err.str(), config)):
+        refused[:] = [hint]
 
 
 def _partial(job, errors: list[str], what: str):

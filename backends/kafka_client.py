@@ -98,7 +98,59 @@ def new_client(factory, config: dict[str, str]):
     except KafkaException as exc:
         err = exc.args[0] if exc.args else None
         reason = (err.str() if hasattr(err, "str") else str(exc)).strip().splitlines()[0]
-        raise UsageError(f"kafka.properties: {reason}") from None
+        raise UsageError(_property_error(reason, config)) from None
+
+
+# librdkafka's PEM-file properties, as its creation errors name them ("ssl.key.location failed: ...").
+_TLS_FILE_KEYS = ("ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.crl.location")
+
+
+def _property_error(reason: str, config: dict[str, str]) -> str:
+    """'kafka.properties.KEY (PATH): what OpenSSL said' for a TLS file librdkafka could not use."""
+    for key in _TLS_FILE_KEYS:
+        if f"{key} failed" in reason:  # "Failed to create admin client: ssl.key.location failed: error:..."
+            detail = reason.split(f"{key} failed", 1)[1].lstrip(": ") or reason
+            if key == "ssl.key.location" and "ssl.key.password" not in config and "bad decrypt" in detail.lower():
+                detail += " (an encrypted key: set kafka.properties.ssl.key.password)"
+            return f"kafka.properties.{key}: {config.get(key, '?')}: {_openssl_reason(detail)}"
+    return f"kafka.properties: {reason}"
+
+
+def _openssl_reason(text: str) -> str:
+    """'error:05800074:x509 certificate routines::key values mismatch' -> 'key values mismatch'."""
+    return ", ".join(part.rsplit(":", 1)[-1].strip() for part in text.split(": error:")) if "error:" in text \
+        else text
+
+
+def tls_reason(message: str, config: dict[str, str]) -> str | None:
+    """librdkafka's TLS failure (an OpenSSL error) as one line naming the setting to look at;
+    None when `message` is no TLS failure."""
+    text = message.lower()
+    if "ssl" not in text and "certificate" not in text:
+        return None
+    ca, cert = config.get("ssl.ca.location"), config.get("ssl.certificate.location")
+    has_cert = cert or "ssl.certificate.pem" in config or "ssl.keystore.location" in config
+    if "certificate verify failed" in text or "could not be verified" in text:
+        if "mismatch" in text:
+            return ("TLS: the broker's certificate does not name the host it was reached at (check its "
+                    "subjectAltName, or kafka.properties.ssl.endpoint.identification.algorithm)")
+        if "expired" in text:
+            return "TLS: the broker's certificate has expired (certificate verify failed)"
+        if ca:
+            return (f"TLS: the broker's certificate is not signed by the CA in kafka.properties.ssl.ca.location "
+                    f"({ca}) (certificate verify failed)")
+        return ("TLS: the broker's certificate is not signed by a CA this host trusts: set "
+                "kafka.properties.ssl.ca.location (certificate verify failed)")
+    if "alert" in text and "certificate" in text or "alert unknown ca" in text:
+        if not has_cert:
+            return ("TLS: kafka.properties.ssl.certificate.location not set: the broker requires a client "
+                    "certificate")
+        why = "it has expired" if "expired" in text else "not signed by a CA the broker trusts"
+        return f"TLS: the broker refused the client certificate in kafka.properties.ssl.certificate.location ({cert}): {why}"
+    if "ssl" in text and ("handshake" in text or "transport" in text):
+        detail = message.split(": ", 1)[-1].strip()
+        return f"TLS: {detail} (check kafka.properties.security.protocol and the ssl.* settings)"
+    return None
 
 
 class Deadline:

@@ -418,10 +418,25 @@ class ConnectSettings(_Model):
     """REST URLs of the cluster's workers, e.g. ['http://connect-1:8083']; the first that answers is used."""
     auth: ConnectAuth | None = None
     """Basic auth, if the REST API requires it."""
+    ca: UserPath | None = None
+    """CA bundle (PEM) that signed the workers' HTTPS certificates (default: the system's CAs)."""
+    client_cert: UserPath | None = None
+    """Client certificate (PEM) for workers that require one (`listeners.https.ssl.client.authentication`);
+    it may hold the private key too."""
+    client_key: UserPath | None = None
+    """The client certificate's private key (PEM), when not in client_cert."""
+    client_key_password: SecretStr | None = None
+    """Password of an encrypted client_key: a '${file:...}' or '${ENV}' reference."""
     timeout: float = Field(10.0, gt=0, allow_inf_nan=False)
     """Seconds per REST call."""
     expected_paused: list[str] = Field(default_factory=list)
     """Connectors (fnmatch globs) that are PAUSED or STOPPED on purpose: no warning for them."""
+
+    @model_validator(mode="after")
+    def _key_with_cert(self) -> ConnectSettings:
+        if self.client_key is not None and self.client_cert is None:
+            raise ValueError("client_key needs client_cert (the certificate it belongs to)")
+        return self
 
 
 class RecordsSettings(_Model):
@@ -744,7 +759,61 @@ def _validate(text: str, label: str, base_dir: Path, mode: Mode) -> Config:
     except ValidationError as exc:
         raise _validation_error(label, root, exc) from None
     config._unresolved = unresolved
+    if mode == "per-context":  # loading: a file missing on this host breaks only its context
+        _check_tls_files(config, root, label, base_dir)
     return config
+
+
+# ------------------------------------------------------------------------ TLS files
+
+# librdkafka properties naming a PEM file the client reads (the CA may be a folder of them).
+KAFKA_TLS_FILES = ("ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.crl.location")
+CONNECT_TLS_FILES = ("ca", "client_cert", "client_key")
+
+
+def tls_file_problem(path: Path, folder_ok: bool = False) -> str | None:
+    """Why a certificate, key or CA file cannot be read, or None when it can."""
+    try:
+        if path.is_dir():
+            if folder_ok and os.access(path, os.R_OK | os.X_OK):
+                return None
+            return "not readable (permission denied)" if folder_ok else "is a folder, not a file"
+        with path.open("rb") as handle:
+            if not handle.read(1):
+                return "is empty"
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return f"not readable ({(exc.strerror or type(exc).__name__).lower()})"
+    return None
+
+
+def _check_tls_files(config: Config, root: Node | None, label: str, base_dir: Path) -> None:
+    """Each context's Kafka and Connect certificate, key and CA paths: `~` expanded, relative
+    paths taken next to the config file (as `${file:...}`), and each one readable, else the
+    context's error names the file, line, key and path."""
+    for name, context in config.contexts.items():
+        found: list[tuple[tuple[Any, ...], Path]] = []
+        properties = context.kafka.properties
+        for key in KAFKA_TLS_FILES:
+            value = properties.get(key)
+            if value and "${" not in value and not (key == "ssl.ca.location" and value == "probe"):
+                path = base_dir / Path(value).expanduser()
+                properties[key] = str(path)
+                found.append((("kafka", "properties", key), path))
+        if context.connect is not None:
+            for field in CONNECT_TLS_FILES:
+                if (path := getattr(context.connect, field)) is not None:
+                    path = base_dir / path
+                    setattr(context.connect, field, path)
+                    found.append((("connect", field), path))
+        for loc, path in found:
+            problem = tls_file_problem(path, folder_ok=loc[-1] in ("ssl.ca.location", "ca"))
+            if problem:
+                line, key = _locate(root, ("contexts", name, *loc))
+                where = f"{label}:{line}" if line is not None else label
+                config._unresolved.setdefault(name, ConfigError(f"{where}: {key}: {path}: {problem}"))
+                break
 
 
 # --------------------------------------------------------------------- file I/O

@@ -23,11 +23,16 @@ def configured(ctx) -> bool:
 
 
 def backend_for(ctx, timeout: float | None = None):
-    from streamctl.backends.connect import ConnectBackend
+    from streamctl.backends.connect import ConnectBackend, ConnectTls
 
     settings = ctx.connect
     auth = (settings.auth.username, settings.auth.password) if settings.auth else None
-    return ConnectBackend(settings.urls, timeout or settings.timeout, auth)
+    tls = None
+    if settings.ca or settings.client_cert:
+        password = settings.client_key_password
+        tls = ConnectTls(*(str(p) if p else None for p in (settings.ca, settings.client_cert, settings.client_key)),
+                         password.get_secret_value() if password else None)
+    return ConnectBackend(settings.urls, timeout or settings.timeout, auth, tls)
 
 
 def collect(ctx, deadline_at: float, connect_state_dir: Path | None = None, now: float | None = None,

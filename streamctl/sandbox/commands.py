@@ -49,9 +49,12 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
               help="SASL/SCRAM on Kafka, SASL DIGEST-MD5 and ACLs on ZooKeeper (implies --kafka-only).")
 @click.option("--distributed", is_flag=True,
               help="Run the demo job on a Spark standalone Master and Worker (spark://) instead of local[2].")
+@click.option("--tls", is_flag=True,
+              help="Add a mutual-TLS listener to every broker (certificates made with openssl) and a "
+                   "`sandbox-tls` context that uses a client certificate.")
 @click.pass_obj
 def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool,
-               distributed: bool) -> None:
+               distributed: bool, tls: bool) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
     from streamctl.console import progress_status
 
@@ -62,13 +65,17 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
     with progress_status("starting the sandbox") as report:
         sb = _sandbox(session, report)
         state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure,
-                               distributed=distributed)
+                               distributed=distributed, tls=tls)
         if started:
             report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
         else:
             report.done("sandbox already running")
     _print_status(sb)
     click.echo(_context_line(session))
+    if tls:
+        from streamctl.sandbox.tls import CONTEXT as TLS_CONTEXT
+
+        click.echo(f"context '{TLS_CONTEXT}' (client certificate) written to {session.config_path}")
 
 
 def _context_line(session: Session) -> str:
@@ -111,8 +118,11 @@ def _mode_line(state) -> str:
     from streamctl.sandbox.secure import SUMMARY
 
     security = f"secure ({SUMMARY})" if state.secure else "plaintext (no authentication)"
+    from streamctl.sandbox import tls
+
     spark = ", Spark standalone cluster" if state.distributed else ""
-    return f"mode: {state.mode}, {state.brokers} broker(s), {security}{spark}"
+    mtls = f", {tls.SUMMARY}" if tls.enabled(state) else ""
+    return f"mode: {state.mode}, {state.brokers} broker(s), {security}{mtls}{spark}"
 
 
 @sandbox.command("down")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm.java import log4j2_console
-from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox import secure as sandbox_secure, tls as sandbox_tls
 from streamctl.sandbox.state import SandboxState, Service
 
 LOG4J1 = """\
@@ -76,6 +76,8 @@ def broker_properties(root: Path, service: Service, state: SandboxState) -> str:
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
         }
+    if sandbox_tls.enabled(state):
+        props = sandbox_tls.broker_properties(props, root, service, state)
     return as_properties(props)
 
 

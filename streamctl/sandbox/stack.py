@@ -22,7 +22,7 @@ from typing import Callable
 
 from streamctl.jvm import maven, processes as procs
 from streamctl import paths
-from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox import secure as sandbox_secure, tls as sandbox_tls
 from streamctl.jvm.java import java as _java
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
@@ -96,13 +96,15 @@ class Sandbox:
     # ---- up ----------------------------------------------------------------------
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
-           addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
+           addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
+           tls: bool = False) -> tuple[SandboxState, bool]:
         self.check_context_replaceable()  # before the lock: a refused `up` leaves no file behind
         with self.lock:
-            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed)
+            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed, tls)
 
     def _up(self, brokers: int, kraft: bool, with_addons: bool, secure: bool = False,
-            addon_roles: tuple[str, ...] | None = None, distributed: bool = False) -> tuple[SandboxState, bool]:
+            addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
+            tls: bool = False) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
@@ -114,12 +116,14 @@ class Sandbox:
             raise UsageError("--brokers must be at least 1")
         if secure and kraft:
             raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
+        if secure and tls:
+            raise UsageError("--tls does not combine with --secure (SASL_PLAINTEXT listeners)")
         if secure and distributed:
             raise UsageError("--distributed runs the demo job, which the --secure sandbox does not start")
         mode = "kraft" if kraft else "zookeeper"
         state = self.load()
         if state is not None and (state.mode != mode or state.brokers != brokers or state.secure != secure
-                                  or state.distributed != distributed):
+                                  or state.distributed != distributed or sandbox_tls.enabled(state) != tls):
             raise UsageError(
                 f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
@@ -136,6 +140,8 @@ class Sandbox:
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure, state.distributed = secure, distributed
+            if tls:
+                sandbox_tls.prepare(self.root, state)
             self._write_configs(state)
             if kraft:
                 self._format_storage(state, java)
@@ -214,7 +220,8 @@ class Sandbox:
                 path.write_text(server_configs.zookeeper_properties(self.root, service, state.admin_port, state.secure))
                 main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
             else:
-                path.write_text(server_configs.broker_properties(self.root, service, state))
+                # 0600: a --tls broker's file holds its private key (a PEM keystore).
+                write_atomic(path, server_configs.broker_properties(self.root, service, state), mode=0o600)
                 main, heap = "kafka.Kafka", BROKER_HEAP
             flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
             service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, *flags, log_flag,
@@ -361,6 +368,8 @@ class Sandbox:
         if state.secure:
             save_context(sandbox_secure.MONITOR_CONTEXT, sandbox_secure.monitor_context(context, self.root),
                          path=self.config_path, current="never", managed_by=MANAGED_BY)
+        if sandbox_tls.enabled(state):
+            sandbox_tls.save_context(self.root, state, context, self.config_path)
         return current
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
@@ -457,8 +466,9 @@ def new_cluster_id() -> str:
 
 
 def _shape(state: SandboxState) -> str:
-    return f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
+    shape = f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
         else state.mode
+    return f"{shape} --tls" if sandbox_tls.enabled(state) else shape
 
 
 def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:
