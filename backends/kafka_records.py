@@ -286,6 +286,7 @@ class TransactionalWriter:
             "message.max.bytes": str(max(1_000_000, max_record_bytes + 4096)),
             "batch.size": str(max(1, min(1_000_000, max_record_bytes - 1024))),
             "log_level": "0",
+            "logger": _SILENT,  # a fatal error (a refused transactional id) is a failure here, not a log line
         })
 
     def init(self) -> None:
