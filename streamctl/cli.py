@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from streamctl.completion import complete_context
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 
@@ -28,6 +29,7 @@ COMMANDS = {
     "jobs": "streamctl.spark.commands:jobs",
     "connect": "streamctl.connect.commands:connect",
     "pipeline": "streamctl.pipeline.commands:pipeline",
+    "completion": "streamctl.completion:completion",
 }
 
 
@@ -49,13 +51,23 @@ def _installed(target: str) -> bool:
     return importlib.util.find_spec(target.split(":")[0]) is not None
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from streamctl.versions import version_report
+
+        click.echo(version_report())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--context", "context", metavar="NAME", help="Config context to use (default: current-context).")
+@click.option("--context", "context", metavar="NAME", shell_complete=complete_context,
+              help="Config context to use (default: current-context).")
 @click.option("--config", "config", metavar="PATH", type=click.Path(dir_okay=False),
               help="Config file (default: $STREAMCTL_CONFIG or the XDG config dir).")
 @click.option("--read-only", is_flag=True, help="Refuse every mutation.")
-@click.version_option(package_name="streamctl")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show streamctl's version and its client libraries' (librdkafka, kazoo, textual, ...), then exit.")
 @click.pass_context
 def cli(ctx: click.Context, context: str | None, config: str | None, read_only: bool) -> None:
     """Operations console for Kafka, ZooKeeper, Flume and Spark Structured Streaming."""

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from streamctl.check.evaluate import COLLECTORS
 from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
 
@@ -25,9 +26,11 @@ def _components(value: str | None) -> list[str] | None:
 
 @click.command("check")
 @click.option("--component", "component", metavar="LIST",
-              help="Comma-separated components to evaluate (default: all configured).")
+              help=f"Comma-separated components to evaluate, of: {', '.join(COLLECTORS)} "
+                   "(default: every one the context configures; quorum, pipeline and probe only when named).")
 @click.option("--format", "fmt", type=click.Choice(["nagios", "json", "prometheus"]), default="nagios",
-              show_default=True)
+              show_default=True, help="nagios: one line with perfdata; json: docs/check-json-schema.json; "
+                                      "prometheus: the textfile format.")
 @click.option("--prometheus-textfile", type=click.Path(dir_okay=False), metavar="PATH",
               help="Also write the metrics atomically to PATH (node_exporter textfile collector).")
 @click.option("--timeout", type=click.FloatRange(min=0.5), default=20.0, show_default=True,
@@ -39,7 +42,14 @@ def _components(value: str | None) -> list[str] | None:
 @click.pass_obj
 def check_command(session: Session, component: str | None, fmt: str, prometheus_textfile: str | None,
                   timeout: float, probe: bool) -> None:
-    """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
+    """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN.
+
+    \b
+    Examples:
+      streamctl check
+      streamctl check --component kafka,connect --format json
+      streamctl check --prometheus-textfile /var/lib/node_exporter/streamctl.prom
+    """
     import time
 
     from streamctl.check import render as check

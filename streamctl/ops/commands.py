@@ -14,7 +14,13 @@ from streamctl.errors import UsageError
 @click.option("--since", metavar="ISO8601", help="Only records from this time on.")
 @OUTPUT
 def audit(since, output):
-    """Print the audit log of executed mutations."""
+    """Print the audit log of executed mutations.
+
+    \b
+    Examples:
+      streamctl audit --since -1h
+      streamctl audit -o json
+    """
     from datetime import datetime
 
     from streamctl.ops import audit as log
