@@ -29,6 +29,7 @@ COMMANDS = {
     "jobs": "streamctl.spark.commands:jobs",
     "connect": "streamctl.connect.commands:connect",
     "pipeline": "streamctl.pipeline.commands:pipeline",
+    "completion": "streamctl.completion:completion",
 }
 
 
@@ -50,10 +51,19 @@ def _installed(target: str) -> bool:
     return importlib.util.find_spec(target.split(":")[0]) is not None
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from streamctl.versions import version_report
+
+        click.echo(version_report())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @root_options
-@click.version_option(package_name="streamctl")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show streamctl's version and its client libraries' (librdkafka, kazoo, textual, ...), then exit.")
 @click.pass_context
 def cli(ctx: click.Context, context: str | None, config: str | None, read_only: bool) -> None:
     """Operations console for Kafka, ZooKeeper, Flume and Spark Structured Streaming."""

@@ -18,7 +18,20 @@ CONTEXT_HELP = "Config context to use (default: current-context)."
 CONFIG_HELP = "Config file (default: $STREAMCTL_CONFIG or the XDG config dir)."
 READ_ONLY_HELP = "Refuse every mutation (plans are still shown)."
 _MARK = "_streamctl_global_options"
-_CONFIG_SEEN = "streamctl.config"  # ctx.meta: the last --config given after a subcommand
+_SEEN = {"config_arg": "streamctl.config", "context_name": "streamctl.context"}  # ctx.meta: given after a subcommand
+
+
+def chosen_config(ctx: click.Context) -> str | None:
+    """The --config of the command line so far (also while completing, when no Session exists)."""
+    session = ctx.find_object(Session)  # none while completing: no command callback runs
+    return session.config_arg if session else ctx.meta.get(_SEEN["config_arg"], ctx.find_root().params.get("config"))
+
+
+def chosen_context(ctx: click.Context) -> str | None:
+    """The --context of the command line so far, like chosen_config."""
+    session = ctx.find_object(Session)
+    return session.context_name if session else ctx.meta.get(_SEEN["context_name"],
+                                                             ctx.find_root().params.get("context"))
 
 
 def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
@@ -26,10 +39,8 @@ def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: s
     from streamctl.config import load_config
     from streamctl.errors import StreamctlError
 
-    session = ctx.find_object(Session)  # none while completing: no command callback runs
-    chosen = session.config_arg if session else ctx.meta.get(_CONFIG_SEEN, ctx.find_root().params.get("config"))
     try:
-        names = load_config(chosen).contexts
+        names = load_config(chosen_config(ctx)).contexts
     except StreamctlError:
         return []
     return [name for name in names if name.startswith(incomplete)]
@@ -50,8 +61,8 @@ def _set(attribute: str):
         if value not in (None, False):
             if session is not None:
                 setattr(session, attribute, value)
-            if attribute == "config_arg":
-                ctx.meta[_CONFIG_SEEN] = value
+            if attribute in _SEEN:
+                ctx.meta[_SEEN[attribute]] = value
         return value
 
     return callback

@@ -16,7 +16,13 @@ from streamctl.errors import UsageError
               help="Seconds between refreshes of the visible screen.")
 @click.pass_obj
 def dashboard(session: Session, refresh: float) -> None:
-    """The interactive dashboard (also what `streamctl` alone opens)."""
+    """The interactive dashboard (also what `streamctl` alone opens).
+
+    \b
+    Examples:
+      streamctl dashboard --refresh 5
+      streamctl --context prod --read-only dashboard
+    """
     from streamctl.overview.dashboard_source import make_dashboard
     from streamctl.tui.app import StreamctlApp
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import click
 
+from streamctl.check.evaluate import COLLECTORS
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError
 
@@ -124,9 +125,11 @@ def _components(value: str | None) -> list[str] | None:
 
 @click.command("check", cls=CheckCommand)
 @click.option("--component", "component", metavar="LIST",
-              help="Comma-separated components to evaluate (default: all configured).")
+              help=f"Comma-separated components to evaluate, of: {', '.join(COLLECTORS)} "
+                   "(default: every one the context configures; quorum, pipeline and probe only when named).")
 @click.option("-o", "--format", "fmt", type=click.Choice(FORMATS),
-              help="Output on stdout  [default: nagios; none with --prometheus-textfile]")
+              help="nagios: one line with perfdata; json: docs/check-json-schema.json; prometheus: the "
+                   "textfile format  [default: nagios; none with --prometheus-textfile]")
 @click.option("--prometheus-textfile", type=click.Path(dir_okay=False), metavar="PATH",
               help="Write the metrics atomically to PATH (node_exporter textfile collector), "
                    "also when check fails (state UNKNOWN).")
@@ -139,7 +142,14 @@ def _components(value: str | None) -> list[str] | None:
 @click.pass_obj
 def check_command(session: Session, component: str | None, fmt: str | None, prometheus_textfile: str | None,
                   timeout: float, probe: bool) -> None:
-    """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN."""
+    """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN.
+
+    \b
+    Examples:
+      streamctl check
+      streamctl check --component kafka,connect --format json
+      streamctl check --prometheus-textfile /var/lib/node_exporter/streamctl.prom
+    """
     import time
 
     from streamctl.check import render

@@ -49,7 +49,13 @@ def _connect(session: Session, operation: str | None = None, execute: bool = Fal
 @OUTPUT
 @click.pass_obj
 def connect_list(session: Session, output: str) -> None:
-    """Every connector with type, state and tasks (one REST call for all of them)."""
+    """Every connector with type, state and tasks (one REST call for all of them).
+
+    \b
+    Examples:
+      streamctl connect list
+      streamctl connect list -o json
+    """
     from streamctl.connect import serialize
 
     with _connect(session) as (_, backend):
@@ -63,7 +69,12 @@ def connect_list(session: Session, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def connect_status(session: Session, name: str, trace: bool, output: str) -> None:
-    """A connector's state and its tasks with their workers."""
+    """A connector's state and its tasks with their workers.
+
+    \b
+    Example:
+      streamctl connect status weblog-archive --trace
+    """
     from streamctl.connect import serialize
     from streamctl.connect.plans import existing
 
@@ -77,7 +88,12 @@ def connect_status(session: Session, name: str, trace: bool, output: str) -> Non
 @OUTPUT
 @click.pass_obj
 def connect_describe(session: Session, name: str, output: str) -> None:
-    """A connector's config (secrets masked)."""
+    """A connector's config (secrets masked).
+
+    \b
+    Example:
+      streamctl connect describe weblog-archive -o json
+    """
     from streamctl.connect import serialize
     from streamctl.connect.plans import existing
 
@@ -90,7 +106,12 @@ def connect_describe(session: Session, name: str, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def connect_plugins(session: Session, output: str) -> None:
-    """Connector plugins installed on the workers."""
+    """Connector plugins installed on the workers.
+
+    \b
+    Example:
+      streamctl connect plugins -o json
+    """
 
     with _connect(session) as (_, backend):
         plugins = backend.plugins()
@@ -111,7 +132,13 @@ def _config_option(f):
 @OUTPUT
 @click.pass_obj
 def connect_create(session: Session, name: str | None, config_file: Path, execute: bool, output: str) -> None:
-    """Create a connector (the worker validates the config first; the plan lists it, masked)."""
+    """Create a connector (the worker validates the config first; the plan lists it, masked).
+
+    \b
+    Examples:
+      streamctl connect create weblog-archive --config archive.json            # validate and plan
+      streamctl connect create weblog-archive --config archive.json --execute
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect create", execute) as (ctx, backend):
@@ -131,7 +158,13 @@ def connect_create(session: Session, name: str | None, config_file: Path, execut
 @OUTPUT
 @click.pass_obj
 def connect_update(session: Session, name: str, config_file: Path, execute: bool, output: str) -> None:
-    """Replace a connector's config (the plan is the diff, secrets masked)."""
+    """Replace a connector's config (the plan is the diff, secrets masked).
+
+    \b
+    Examples:
+      streamctl connect update weblog-archive --config archive.json             # the diff
+      streamctl connect update weblog-archive --config archive.json --execute
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect update", execute) as (ctx, backend):
@@ -145,7 +178,8 @@ def connect_update(session: Session, name: str, config_file: Path, execute: bool
 # ---- state changes ------------------------------------------------------------------------
 
 def _state_command(action: str, help_text: str):
-    @connect.command(action, help=help_text)
+    example = f"\n\n\b\nExample:\n  streamctl connect {action} weblog-archive --execute"
+    @connect.command(action, help=help_text + example)
     @click.argument("name")
     @EXECUTE
     @OUTPUT
@@ -176,7 +210,12 @@ connect_stop = _state_command("stop", "Stop a connector: its tasks shut down (of
 @click.pass_obj
 def connect_restart(session: Session, name: str, include_tasks: bool, only_failed: bool, execute: bool,
                     output: str) -> None:
-    """Restart a connector (and with --include-tasks its tasks)."""
+    """Restart a connector (and with --include-tasks its tasks).
+
+    \b
+    Example:
+      streamctl connect restart weblog-archive --include-tasks --only-failed --execute
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect restart", execute) as (ctx, backend):
@@ -192,7 +231,12 @@ def connect_restart(session: Session, name: str, include_tasks: bool, only_faile
 @OUTPUT
 @click.pass_obj
 def connect_delete(session: Session, name: str, execute: bool, output: str) -> None:
-    """Delete a connector (a sink's consumer group keeps its offsets)."""
+    """Delete a connector (a sink's consumer group keeps its offsets).
+
+    \b
+    Example:
+      streamctl connect delete weblog-archive --execute
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect delete", execute) as (ctx, backend):
@@ -222,7 +266,12 @@ def connect_offsets() -> None:
 @OUTPUT
 @click.pass_obj
 def offsets_show(session: Session, name: str, output: str) -> None:
-    """The connector's offsets (a sink's: its consumer group's, per partition)."""
+    """The connector's offsets (a sink's: its consumer group's, per partition).
+
+    \b
+    Example:
+      streamctl connect offsets show weblog-archive
+    """
     from streamctl.connect.plans import compact, existing, partition_label
 
     with _connect(session) as (_, backend):
@@ -239,7 +288,12 @@ def offsets_show(session: Session, name: str, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def offsets_reset(session: Session, name: str, execute: bool, output: str) -> None:
-    """Remove every offset of a STOPPED connector (an undo file is written first)."""
+    """Remove every offset of a STOPPED connector (an undo file is written first).
+
+    \b
+    Example:
+      streamctl connect offsets reset weblog-archive --execute   # after: streamctl connect stop
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect offsets reset", execute) as (ctx, backend):
@@ -257,7 +311,12 @@ def offsets_reset(session: Session, name: str, execute: bool, output: str) -> No
 @OUTPUT
 @click.pass_obj
 def offsets_undo(session: Session, name: str, undo_file: Path | None, execute: bool, output: str) -> None:
-    """Put back the offsets a reset removed (the connector must be STOPPED)."""
+    """Put back the offsets a reset removed (the connector must be STOPPED).
+
+    \b
+    Example:
+      streamctl connect offsets undo weblog-archive --execute
+    """
     from streamctl.connect import plans
 
     with _connect(session, "connect offsets undo", execute) as (ctx, backend):

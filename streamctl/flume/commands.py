@@ -35,7 +35,12 @@ def _sandbox(session: Session):
 @OUTPUT
 @click.pass_obj
 def agents_list(session: Session, output: str) -> None:
-    """Configured agents: metrics URL, config file, how streamctl starts them, process state."""
+    """Configured agents: metrics URL, config file, how streamctl starts them, process state.
+
+    \b
+    Example:
+      streamctl agents list -o json
+    """
     from streamctl.agents.control import control_for, process_state
 
     ctx = session.context()
@@ -60,6 +65,11 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
     """Counters and rates of each agent's sources, channels and sinks (exit 1 if one is down).
 
     Rates compare with the previous poll kept in the state dir (by this command or `check`).
+
+    \b
+    Examples:
+      streamctl agents status
+      streamctl agents status weblogs -o json
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -90,7 +100,12 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
 @click.argument("file")
 @OUTPUT
 def agents_lint(file: str, output: str) -> None:
-    """Check a Flume agent definition; `FILE:LINE: key: problem` per problem, exit 1 if any."""
+    """Check a Flume agent definition; `FILE:LINE: key: problem` per problem, exit 1 if any.
+
+    \b
+    Example:
+      streamctl agents lint agents/weblogs.properties
+    """
     from streamctl.flume.lint import lint_file
 
     problems = lint_file(file)
@@ -124,7 +139,13 @@ def _run(session: Session, operation: str, name: str, execute: bool, output: str
 @OUTPUT
 @click.pass_obj
 def agents_start(session: Session, name: str, execute: bool, output: str) -> None:
-    """Start an agent (the sandbox's, or a configured command); dry run unless --execute."""
+    """Start an agent (the sandbox's, or a configured command); dry run unless --execute.
+
+    \b
+    Examples:
+      streamctl agents start weblogs             # the plan
+      streamctl agents start weblogs --execute
+    """
     _run(session, "agents.start", name, execute, output, "running")
 
 
@@ -134,5 +155,10 @@ def agents_start(session: Session, name: str, execute: bool, output: str) -> Non
 @OUTPUT
 @click.pass_obj
 def agents_stop(session: Session, name: str, execute: bool, output: str) -> None:
-    """Stop an agent: SIGTERM, SIGKILL after 20 s; dry run unless --execute."""
+    """Stop an agent: SIGTERM, SIGKILL after 20 s; dry run unless --execute.
+
+    \b
+    Example:
+      streamctl agents stop weblogs --execute
+    """
     _run(session, "agents.stop", name, execute, output, "stopped")

@@ -8,6 +8,7 @@ import sys
 import click
 
 from streamctl.console import OUTPUT
+from streamctl.kafka.completion import complete_group, complete_topic
 from streamctl.session import Session
 from streamctl.errors import UsageError
 from streamctl import times
@@ -31,14 +32,22 @@ def _admin(session: Session, operation: str, execute: bool):
 
 @click.command("create")
 @click.argument("name")
-@click.option("--partitions", type=int, required=True)
-@click.option("--replication-factor", type=int, required=True)
-@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE")
+@click.option("--partitions", type=int, required=True, help="Number of partitions.")
+@click.option("--replication-factor", type=int, required=True,
+              help="Replicas per partition (at most the number of brokers).")
+@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE",
+              help="A topic config (repeatable), e.g. retention.ms=86400000.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def topics_create(session: Session, name, partitions, replication_factor, configs, execute, output):
-    """Create a topic (validated locally and by the broker first)."""
+    """Create a topic (validated locally and by the broker first).
+
+    \b
+    Examples:
+      streamctl topics create orders --partitions 6 --replication-factor 3 --config min.insync.replicas=2
+      streamctl topics create orders --partitions 6 --replication-factor 3 --execute
+    """
     from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics create", execute)
@@ -52,13 +61,18 @@ def topics_create(session: Session, name, partitions, replication_factor, config
 
 
 @click.command("add-partitions")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_topic)
 @click.option("--total", type=int, required=True, help="The partition count after the change.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def topics_add_partitions(session: Session, name, total, execute, output):
-    """Raise a topic's partition count (never lowers it)."""
+    """Raise a topic's partition count (never lowers it).
+
+    \b
+    Example:
+      streamctl topics add-partitions weblogs --total 12 --execute
+    """
     from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics add-partitions", execute)
@@ -68,14 +82,20 @@ def topics_add_partitions(session: Session, name, total, execute, output):
 
 
 @click.command("alter-config")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_topic)
 @click.argument("pairs", nargs=-1, metavar="KEY=VALUE...")
 @click.option("--delete-config", "deletes", multiple=True, metavar="KEY", help="Revert KEY to the default.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def topics_alter_config(session: Session, name, pairs, deletes, execute, output):
-    """Change topic configs incrementally, showing old -> new."""
+    """Change topic configs incrementally, showing old -> new.
+
+    \b
+    Examples:
+      streamctl topics alter-config weblogs retention.ms=86400000 --execute
+      streamctl topics alter-config weblogs --delete-config retention.ms --execute
+    """
     from streamctl.kafka import topics
 
     if not pairs and not deletes:
@@ -88,13 +108,18 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
 
 
 @click.command("delete")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_topic)
 @click.option("--yes-delete", metavar="NAME", help="Confirm without a prompt by repeating the topic name.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def topics_delete(session: Session, name, yes_delete, execute, output):
-    """Delete a topic; the plan lists the groups still consuming it."""
+    """Delete a topic; the plan lists the groups still consuming it.
+
+    \b
+    Example:
+      streamctl topics delete orders --yes-delete orders --execute
+    """
     from streamctl.kafka import topics
 
     ctx, admin = _admin(session, "topics delete", execute)
@@ -116,25 +141,36 @@ MODES = ("to-earliest", "to-latest", "to-current", "to-offset", "to-datetime", "
 
 
 @click.command("reset-offsets")
-@click.argument("group")
-@click.option("--topic", "topic_specs", multiple=True, metavar="TOPIC[:P,P]")
+@click.argument("group", shell_complete=complete_group)
+@click.option("--topic", "topic_specs", multiple=True, metavar="TOPIC[:P,P]",
+              help="A topic, or some of its partitions (repeatable).")
 @click.option("--all-topics", is_flag=True, help="Every topic the group has committed offsets on.")
-@click.option("--to-earliest", is_flag=True)
-@click.option("--to-latest", is_flag=True)
-@click.option("--to-current", is_flag=True)
-@click.option("--to-offset", type=int, metavar="N")
-@click.option("--to-datetime", metavar="ISO8601")
+@click.option("--to-earliest", is_flag=True, help="To each partition's log start.")
+@click.option("--to-latest", is_flag=True, help="To each partition's log end (skip the backlog).")
+@click.option("--to-current", is_flag=True,
+              help="To the committed offsets as they are (with --export: save them).")
+@click.option("--to-offset", type=int, metavar="N", help="To offset N in every chosen partition (clamped to its log).")
+@click.option("--to-datetime", metavar="ISO8601",
+              help="To the first record at or after this time (e.g. 2026-11-28T06:00:00Z).")
 @click.option("--by-duration", metavar="TIME",
               help="Offsets as of that long ago: 1h, -30m, 2d, PT1H, P1DT2H (or an ISO 8601 time).")
-@click.option("--shift-by", type=int, metavar="N")
-@click.option("--from-file", type=click.Path(dir_okay=False), metavar="CSV")
+@click.option("--shift-by", type=int, metavar="N", help="Move each committed offset by N (negative: back).")
+@click.option("--from-file", type=click.Path(dir_okay=False), metavar="CSV",
+              help="Offsets from a CSV of topic,partition,offset (what --export writes).")
 @click.option("--export", is_flag=True, help="Print the plan as CSV (topic,partition,offset).")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def groups_reset_offsets(session: Session, group, topic_specs, all_topics, to_earliest, to_latest, to_current,
                          to_offset, to_datetime, by_duration, shift_by, from_file, export, execute, output):
-    """Move a group's committed offsets (the group must have no active members)."""
+    """Move a group's committed offsets (the group must have no active members).
+
+    \b
+    Examples:
+      streamctl groups reset-offsets billing --topic weblogs --to-earliest          # the plan
+      streamctl groups reset-offsets billing --all-topics --by-duration PT1H --execute
+      streamctl groups reset-offsets billing --topic weblogs:0,1 --shift-by -100 --execute
+    """
     from streamctl.kafka import offsets
 
     chosen = [(m, v) for m, v in (("to-offset", to_offset), ("to-datetime", to_datetime),
@@ -175,12 +211,17 @@ def _commit_resets(admin, ctx, group, plan, resets, execute) -> None:
 
 
 @click.command("undo-reset")
-@click.argument("group")
+@click.argument("group", shell_complete=complete_group)
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def groups_undo_reset(session: Session, group, execute, output):
-    """Restore the offsets the last reset of GROUP replaced (from its undo file)."""
+    """Restore the offsets the last reset of GROUP replaced (from its undo file).
+
+    \b
+    Example:
+      streamctl groups undo-reset billing --execute
+    """
     from streamctl.kafka import offsets
 
     ctx, admin = _admin(session, "groups undo-reset", execute)
@@ -197,12 +238,19 @@ def groups_undo_reset(session: Session, group, execute, output):
 # ---- leaders and the audit log ----------------------------------------------------------------
 
 @click.command("elect-leaders")
-@click.option("--topic", "topic_names", multiple=True, metavar="TOPIC")
+@click.option("--topic", "topic_names", multiple=True, metavar="TOPIC",
+              help="Only this topic's partitions (repeatable; default: every topic).")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
 def elect_leaders(session: Session, topic_names, execute, output):
-    """Preferred leader election for partitions not led by their preferred replica."""
+    """Preferred leader election for partitions not led by their preferred replica.
+
+    \b
+    Examples:
+      streamctl elect-leaders                   # the plan: partitions off their preferred leader
+      streamctl elect-leaders --topic weblogs --execute
+    """
     ctx, admin = _admin(session, "elect-leaders", execute)
     plan = kafka_exec.plan_elect_leaders(admin.metadata(), topic_names)
     show(plan, output)

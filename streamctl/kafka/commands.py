@@ -9,6 +9,7 @@ from dataclasses import asdict
 import click
 
 from streamctl.console import OUTPUT, emit
+from streamctl.kafka.completion import complete_group, complete_topic
 from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
 
@@ -56,7 +57,13 @@ def _groups_read(snap, name: str | None = None) -> None:
 @OUTPUT
 @click.pass_obj
 def brokers(session: Session, output: str) -> None:
-    """The cluster's brokers (one metadata call)."""
+    """The cluster's brokers (one metadata call).
+
+    \b
+    Examples:
+      streamctl brokers
+      streamctl --context prod brokers -o json
+    """
     from streamctl.model.kafka import broker_roles
 
     with _kafka(session) as (_, kafka):
@@ -81,10 +88,17 @@ def topics() -> None:
 @topics.command("list")
 @OUTPUT
 @click.option("--internal/--no-internal", default=False, help="Show internal topics (__consumer_offsets).")
-@click.option("--sort", type=click.Choice(["name", "partitions", "messages", "urp"]), default="name")
+@click.option("--sort", type=click.Choice(["name", "partitions", "messages", "urp"]), default="name",
+              show_default=True, help="Row order (messages, urp: largest first).")
 @click.pass_obj
 def topics_list(session: Session, output: str, internal: bool, sort: str) -> None:
-    """Every topic with partitions, replication factor, URP, offline, messages, retention."""
+    """Every topic with partitions, replication factor, URP, offline, messages, retention.
+
+    \b
+    Examples:
+      streamctl topics list --sort messages
+      streamctl topics list --internal -o json
+    """
     from streamctl.kafka import serialize
     from streamctl.kafka.health import Filters
 
@@ -102,11 +116,16 @@ def topics_list(session: Session, output: str, internal: bool, sort: str) -> Non
 
 
 @topics.command("describe")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_topic)
 @OUTPUT
 @click.pass_obj
 def topics_describe(session: Session, name: str, output: str) -> None:
-    """Partitions (leader, replicas, ISR, watermarks), configs and consuming groups of a topic."""
+    """Partitions (leader, replicas, ISR, watermarks), configs and consuming groups of a topic.
+
+    \b
+    Example:
+      streamctl topics describe weblogs -o json
+    """
     from streamctl.kafka import serialize
 
     with _kafka(session) as (_, kafka):
@@ -127,10 +146,17 @@ def groups() -> None:
 
 @groups.command("list")
 @OUTPUT
-@click.option("--sort", type=click.Choice(["name", "lag"]), default="name")
+@click.option("--sort", type=click.Choice(["name", "lag"]), default="name", show_default=True,
+              help="Row order (lag: largest first).")
 @click.pass_obj
 def groups_list(session: Session, output: str, sort: str) -> None:
-    """Every consumer group with state, members, topics and total lag."""
+    """Every consumer group with state, members, topics and total lag.
+
+    \b
+    Examples:
+      streamctl groups list --sort lag
+      streamctl groups list -o json
+    """
     from streamctl.kafka import serialize
     from streamctl.kafka.health import Filters
 
@@ -146,11 +172,16 @@ def groups_list(session: Session, output: str, sort: str) -> None:
 
 
 @groups.command("describe")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_group)
 @OUTPUT
 @click.pass_obj
 def groups_describe(session: Session, name: str, output: str) -> None:
-    """A group's members, assignments and per-partition offsets and lag."""
+    """A group's members, assignments and per-partition offsets and lag.
+
+    \b
+    Example:
+      streamctl groups describe connect-weblog-archive -o json
+    """
     from streamctl.kafka import serialize
 
     with _kafka(session) as (_, kafka):
@@ -163,12 +194,19 @@ def groups_describe(session: Session, name: str, output: str) -> None:
 
 
 @groups.command("lag")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete_group)
 @OUTPUT
-@click.option("--sort", type=click.Choice(["lag", "group"]), default="lag", show_default=True)
+@click.option("--sort", type=click.Choice(["lag", "group"]), default="lag", show_default=True,
+              help="Row order (lag: largest first).")
 @click.pass_obj
 def groups_lag(session: Session, name: str | None, output: str, sort: str) -> None:
-    """Committed offset, log end and lag per partition (records and seconds) of one or all groups."""
+    """Committed offset, log end and lag per partition (records and seconds) of one or all groups.
+
+    \b
+    Examples:
+      streamctl groups lag
+      streamctl groups lag connect-weblog-archive --sort group
+    """
     from streamctl.kafka import serialize
     from streamctl.kafka.health import Filters
 

@@ -15,6 +15,7 @@ import click
 from streamctl.kafka.copy import CHUNK_RECORDS
 from streamctl.model.records import headers_of, key_of, value_of
 from streamctl.ops.preview import EXECUTE
+from streamctl.kafka.completion import complete_group, complete_topic
 from streamctl.session import Session
 
 FORMATS = click.Choice(["table", "json", "csv", "raw"])
@@ -71,7 +72,7 @@ def selection_options(command):
 
 
 @click.command("read")
-@click.argument("topic")
+@click.argument("topic", shell_complete=complete_topic)
 @selection_options
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Records at most.")
 @click.option("--max-bytes", type=click.IntRange(min=1),
@@ -84,7 +85,14 @@ def selection_options(command):
 @click.pass_obj
 def topics_read(session: Session, topic: str, selection, limit, max_bytes, follow, output) -> None:
     """Records of a topic, from where you say, filtered, as a table, JSON Lines, CSV or raw.
-    Secrets are masked; `topics copy` copies records exactly."""
+    Secrets are masked; `topics copy` copies records exactly.
+
+    \b
+    Examples:
+      streamctl topics read weblogs --last 5
+      streamctl topics read weblogs --from-time -1h --value-regex 'status=5..' -o json
+      streamctl topics read weblogs -f --header trace-id
+    """
     from streamctl.kafka import records
 
     keep = selection.keep()
@@ -179,7 +187,7 @@ def _emitter(output: str, out, table_rows: list):
 
 
 @click.command("produce")
-@click.argument("topic")
+@click.argument("topic", shell_complete=complete_topic)
 @click.option("--from", "source", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Read records from this file (default: stdin).")
 @click.option("--format", "input_format", type=click.Choice(["lines", "json"]), default="lines", show_default=True,
@@ -188,11 +196,18 @@ def _emitter(output: str, out, table_rows: list):
 @click.option("--keep-timestamps", is_flag=True, help="json: produce with the records' own timestamps.")
 @click.option("--keep-partitions", is_flag=True, help="json: produce into the records' own partitions.")
 @EXECUTE
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format.")
 @click.pass_obj
 def topics_produce(session: Session, topic: str, source: Path | None, input_format: str, key_separator,
                    keep_timestamps: bool, keep_partitions: bool, execute: bool, output: str) -> None:
-    """Produce records from a file or stdin: a dry run first (count, bytes, partitions)."""
+    """Produce records from a file or stdin: a dry run first (count, bytes, partitions).
+
+    \b
+    Examples:
+      printf 'k1:v1\nk2:v2\n' | streamctl topics produce orders --key-separator :
+      streamctl topics produce orders --from records.jsonl --format json --execute
+    """
     from streamctl.kafka import produce
     from streamctl.ops import require_writable
     from streamctl.ops.preview import finish, show
@@ -244,15 +259,21 @@ def topics_copy(session: Session, source: str, destination: str, selection, limi
 
 
 @click.command("peek")
-@click.argument("group")
+@click.argument("group", shell_complete=complete_group)
 @click.option("--partition", "partitions", metavar="TOPIC:P", multiple=True,
               help="Only this partition (repeatable; default every lagging one).")
 @click.option("--count", type=click.IntRange(min=1, max=100), default=3, show_default=True,
               help="Records from the committed offset on, per partition.")
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format.")
 @click.pass_obj
 def groups_peek(session: Session, group: str, partitions, count: int, output: str) -> None:
-    """The record each lagging partition's group will process next, and the few after it."""
+    """The record each lagging partition's group will process next, and the few after it.
+
+    \b
+    Example:
+      streamctl groups peek connect-weblog-archive --count 5
+    """
     from streamctl.kafka import peek
 
     ctx = session.context()

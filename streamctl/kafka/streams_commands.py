@@ -41,7 +41,12 @@ def streams() -> None:
 @OUTPUT
 @click.pass_obj
 def streams_list(session: Session, output: str) -> None:
-    """Every Streams app: status, instances, threads, topics and lag."""
+    """Every Streams app: status, instances, threads, topics and lag.
+
+    \b
+    Example:
+      streamctl streams list -o json
+    """
     from streamctl.kafka.render import streams_table
 
     emit(output, [app_dict(a) for a in _apps(session)], streams_table)
@@ -52,7 +57,12 @@ def streams_list(session: Session, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def streams_describe(session: Session, app_id: str, output: str) -> None:
-    """An app's input, internal and output topics with sizes and lag, and its instances."""
+    """An app's input, internal and output topics with sizes and lag, and its instances.
+
+    \b
+    Example:
+      streamctl streams describe weblog-statuses
+    """
     from streamctl.kafka.render import streams_detail
 
     apps = _apps(session, app_id)
@@ -70,7 +80,13 @@ def streams_describe(session: Session, app_id: str, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duration, execute, output):
-    """Reprocess from the inputs: their offsets moved, internal topics deleted (app stopped first)."""
+    """Reprocess from the inputs: their offsets moved, internal topics deleted (app stopped first).
+
+    \b
+    Examples:
+      streamctl streams reset weblog-statuses --to-earliest            # the plan
+      streamctl streams reset weblog-statuses --to-earliest --execute
+    """
     from streamctl import times
     from streamctl.kafka import execute as kafka_exec
     from streamctl.kafka.change_commands import _admin

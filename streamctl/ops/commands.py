@@ -13,7 +13,13 @@ from streamctl.console import OUTPUT
 @click.option("--since", metavar="TIME", help="Only records from this time on: ISO 8601, -1h, -30m, -2d, PT1H.")
 @OUTPUT
 def audit(since, output):
-    """Print the audit log of executed mutations."""
+    """Print the audit log of executed mutations.
+
+    \b
+    Examples:
+      streamctl audit --since -1h
+      streamctl audit -o json
+    """
     from datetime import datetime, timezone
 
     from streamctl.ops import audit as log

@@ -18,7 +18,13 @@ FORMATS = ["table", "json", "tree", "dot", "mermaid"]
 @click.pass_obj
 def pipeline(session: Session, output: str, window: float) -> None:
     """Writers, topics and readers of the whole pipeline, derived from Kafka, Flume, Spark,
-    Connect and Kafka Streams: per hop the rates in and out, backlog, lag and when it drains."""
+    Connect and Kafka Streams: per hop the rates in and out, backlog, lag and when it drains.
+
+    \b
+    Examples:
+      streamctl pipeline
+      streamctl pipeline -o mermaid > pipeline.mmd
+    """
     from streamctl.console import emit
     from streamctl.pipeline import render
     from streamctl.pipeline.collect import read

@@ -26,7 +26,12 @@ def _sandbox(session: Session, report=None):
 @click.option("--kraft", is_flag=True, help="Also resolve the Kafka 4.x (KRaft) artifacts.")
 @click.pass_obj
 def sandbox_fetch(session: Session, kraft: bool) -> None:
-    """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached)."""
+    """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached).
+
+    \b
+    Example:
+      streamctl sandbox fetch --kraft
+    """
     from streamctl.jvm import maven
     from streamctl.sandbox.addons import addons
     from streamctl.console import progress_status
@@ -42,7 +47,8 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 
 
 @sandbox.command("up")
-@click.option("--brokers", type=click.IntRange(min=1, max=9), default=3, show_default=True)
+@click.option("--brokers", type=click.IntRange(min=1, max=9), default=3, show_default=True,
+              help="Number of Kafka brokers.")
 @click.option("--kraft", is_flag=True, help="Kafka 4.x in KRaft mode instead of ZooKeeper mode.")
 @click.option("--kafka-only", is_flag=True, help="Start ZooKeeper and Kafka only (no demo agent or job).")
 @click.option("--secure", is_flag=True,
@@ -55,7 +61,15 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 @click.pass_obj
 def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool,
                distributed: bool, tls: bool) -> None:
-    """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context."""
+    """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context.
+
+    \b
+    Examples:
+      streamctl sandbox up
+      streamctl sandbox up --kraft --brokers 3
+      streamctl sandbox up --kafka-only
+      streamctl sandbox up --kafka-only --tls        # + a mutual-TLS listener, context sandbox-tls
+    """
     from streamctl.console import progress_status
 
     if secure and not kafka_only and not kraft:
@@ -95,7 +109,12 @@ def _context_line(session: Session) -> str:
 @OUTPUT
 @click.pass_obj
 def sandbox_status(session: Session, output: str) -> None:
-    """Each sandbox process with pid, port and liveness; a crashed one with its log tail."""
+    """Each sandbox process with pid, port and liveness; a crashed one with its log tail.
+
+    \b
+    Example:
+      streamctl sandbox status -o json
+    """
     sb = _sandbox(session)
     if output == "json":
         click.echo(json.dumps([asdict(r) for r in sb.status()], indent=2))
@@ -129,7 +148,13 @@ def _mode_line(state) -> str:
 @click.option("--wipe", is_flag=True, help="Also delete the sandbox's data, logs and state.")
 @click.pass_obj
 def sandbox_down(session: Session, wipe: bool) -> None:
-    """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period)."""
+    """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period).
+
+    \b
+    Examples:
+      streamctl sandbox down
+      streamctl sandbox down --wipe     # and its data
+    """
     from streamctl.console import progress_status
 
     with progress_status("stopping the sandbox") as report:
@@ -154,7 +179,12 @@ SERVICE = click.argument("service", metavar="SERVICE")
 @click.option("--kill", is_flag=True, help="SIGKILL (a crash) instead of SIGTERM (a clean shutdown).")
 @click.pass_obj
 def sandbox_stop(session: Session, service: str, kill: bool) -> None:
-    """Stop one service (zookeeper, kafka-N, flume-weblogs, loadgen, spark-weblog-stats)."""
+    """Stop one service (zookeeper, kafka-N, flume-weblogs, loadgen, spark-weblog-stats).
+
+    \b
+    Example:
+      streamctl sandbox stop kafka-2 --kill
+    """
     _one_service(session, service, f"stopping {service}", lambda sb: sb.stop_service(service, kill=kill),
                  f"{service} stopped")
 
@@ -163,7 +193,12 @@ def sandbox_stop(session: Session, service: str, kill: bool) -> None:
 @SERVICE
 @click.pass_obj
 def sandbox_start(session: Session, service: str) -> None:
-    """Start one stopped service and wait until it is ready."""
+    """Start one stopped service and wait until it is ready.
+
+    \b
+    Example:
+      streamctl sandbox start kafka-2
+    """
     _one_service(session, service, f"starting {service}", lambda sb: sb.start_service(service), f"{service} started")
 
 
@@ -172,7 +207,12 @@ def sandbox_start(session: Session, service: str) -> None:
 @click.option("--kill", is_flag=True, help="SIGKILL instead of SIGTERM before the start.")
 @click.pass_obj
 def sandbox_restart(session: Session, service: str, kill: bool) -> None:
-    """Stop one service and start it again (a broker: until every partition is in sync)."""
+    """Stop one service and start it again (a broker: until every partition is in sync).
+
+    \b
+    Example:
+      streamctl sandbox restart kafka-2
+    """
     from streamctl.sandbox.restarts import restart_service
 
     _one_service(session, service, f"restarting {service}", lambda sb: restart_service(sb, service, kill=kill),
@@ -184,7 +224,12 @@ def sandbox_restart(session: Session, service: str, kill: bool) -> None:
               help="How long each broker stays stopped before its start.")
 @click.pass_obj
 def sandbox_rolling_restart(session: Session, down: float) -> None:
-    """Restart the brokers one at a time, waiting for every ISR to fill in between (an upgrade)."""
+    """Restart the brokers one at a time, waiting for every ISR to fill in between (an upgrade).
+
+    \b
+    Example:
+      streamctl sandbox rolling-restart --down 10
+    """
     from streamctl.console import progress_status
     from streamctl.sandbox.restarts import rolling_restart
 

@@ -31,7 +31,12 @@ def _context(session: Session, optional: bool = False):
 @OUTPUT
 @click.pass_obj
 def jobs_list(session: Session, output: str) -> None:
-    """Jobs of the context, jobs streamctl launched here, and the shipped ones."""
+    """Jobs of the context, jobs streamctl launched here, and the shipped ones.
+
+    \b
+    Example:
+      streamctl jobs list
+    """
     from streamctl.spark import jobs as spark_jobs
     from streamctl.jobs import launcher
 
@@ -60,7 +65,13 @@ def jobs_list(session: Session, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def jobs_status(session: Session, name: str | None, output: str) -> None:
-    """State, app id, committed/in-flight batches, commit age, lag and rates of one or all jobs."""
+    """State, app id, committed/in-flight batches, commit age, lag and rates of one or all jobs.
+
+    \b
+    Examples:
+      streamctl jobs status
+      streamctl jobs status weblog-stats -o json
+    """
     from streamctl.spark import jobs as spark_jobs
 
     ctx = _context(session, optional=True)
@@ -78,7 +89,12 @@ def jobs_status(session: Session, name: str | None, output: str) -> None:
 @OUTPUT
 @click.pass_obj
 def jobs_cluster(session: Session, output: str) -> None:
-    """The standalone cluster: its Master, workers (cores, memory) and applications."""
+    """The standalone cluster: its Master, workers (cores, memory) and applications.
+
+    \b
+    Example:
+      streamctl jobs cluster -o json
+    """
     from streamctl.spark import jobs as spark_jobs
 
     cluster = spark_jobs.read_cluster(session.context())
@@ -108,6 +124,11 @@ def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | Non
     LOCATION is a local folder, hdfs://namenode:8020/path (with --webhdfs),
     webhdfs://namenode:9870/path, or s3a://bucket/path (credentials from the usual AWS chain:
     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws, an instance role).
+
+    \b
+    Examples:
+      streamctl jobs checkpoint /var/lib/spark/checkpoints/weblog-stats
+      streamctl jobs checkpoint hdfs://namenode:8020/checkpoints/weblog-stats --webhdfs http://namenode:9870
     """
     from streamctl.spark import jobs as spark_jobs
     from streamctl.backends.checkpoint_store import store_for
@@ -131,7 +152,13 @@ def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | Non
 @OUTPUT
 @click.pass_obj
 def jobs_start(session: Session, name: str, master: str | None, wait: float, execute: bool, output: str) -> None:
-    """Start a job with spark-submit (resumes from its checkpoint)."""
+    """Start a job with spark-submit (resumes from its checkpoint).
+
+    \b
+    Examples:
+      streamctl jobs start weblog-stats --execute
+      streamctl jobs start weblog-stats --master spark://master:7077 --execute
+    """
     from streamctl.spark import plans as job_ops
     from streamctl.ops import require_writable
 
@@ -150,7 +177,12 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
 @OUTPUT
 @click.pass_obj
 def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: str) -> None:
-    """Stop a job streamctl started: the query stops between batches, then the driver exits."""
+    """Stop a job streamctl started: the query stops between batches, then the driver exits.
+
+    \b
+    Example:
+      streamctl jobs stop weblog-stats --grace 60 --execute
+    """
     from streamctl.spark import plans as job_ops
     from streamctl.ops import require_writable
 

@@ -49,7 +49,12 @@ def zk() -> None:
 @OUTPUT
 @click.pass_obj
 def zk_ls(session: Session, path: str, output: str) -> None:
-    """Children of PATH with their child counts, data sizes and versions."""
+    """Children of PATH with their child counts, data sizes and versions.
+
+    \b
+    Example:
+      streamctl zk ls /brokers/ids
+    """
     from streamctl.backends.zookeeper_data import stat_dict
 
     _path(path)
@@ -78,7 +83,12 @@ def _row(stat) -> dict:
 @OUTPUT
 @click.pass_obj
 def zk_tree(session: Session, path: str, depth: int | None, output: str) -> None:
-    """PATH's subtree with child counts and du-like totals (znodes, data bytes)."""
+    """PATH's subtree with child counts and du-like totals (znodes, data bytes).
+
+    \b
+    Example:
+      streamctl zk tree /brokers --depth 2
+    """
     from streamctl.zookeeper import render as ui_zk
 
     _path(path)
@@ -98,7 +108,13 @@ def zk_tree(session: Session, path: str, depth: int | None, output: str) -> None
 @OUTPUT
 @click.pass_obj
 def zk_get(session: Session, path: str, max_bytes: int, raw: bool, output: str) -> None:
-    """PATH's data: JSON pretty-printed, UTF-8 text as is, anything else as a hex dump."""
+    """PATH's data: JSON pretty-printed, UTF-8 text as is, anything else as a hex dump.
+
+    \b
+    Examples:
+      streamctl zk get /controller
+      streamctl zk get /brokers/ids/1 -o json
+    """
     import base64
     import sys
 
@@ -125,7 +141,12 @@ def zk_get(session: Session, path: str, max_bytes: int, raw: bool, output: str) 
 @OUTPUT
 @click.pass_obj
 def zk_stat(session: Session, path: str, output: str) -> None:
-    """Every Stat field of PATH (times, zxids, versions, ephemeral owner) and its ACLs."""
+    """Every Stat field of PATH (times, zxids, versions, ephemeral owner) and its ACLs.
+
+    \b
+    Example:
+      streamctl zk stat /controller
+    """
     from streamctl.backends.zookeeper_data import stat_dict
 
     _path(path)
@@ -145,7 +166,13 @@ def zk_stat(session: Session, path: str, output: str) -> None:
 @click.pass_obj
 def zk_find(session: Session, path: str, pattern: str, output: str) -> None:
     """Znodes under PATH matching PATTERN: a name glob ('state', 'n0*'), or a path glob
-    ('/brokers/topics/*/partitions/*/state'; '*' stays within a segment, '**' spans any)."""
+    ('/brokers/topics/*/partitions/*/state'; '*' stays within a segment, '**' spans any).
+
+    \b
+    Examples:
+      streamctl zk find /brokers state
+      streamctl zk find / '/brokers/topics/*/partitions/*/state'
+    """
     from streamctl.backends.zookeeper_data import PathGlob
 
     _path(path)
@@ -204,7 +231,12 @@ def _finish(plan, output: str, execute: bool, ctx, apply, verify) -> None:
 @click.pass_obj
 def zk_create(session: Session, path: str, data: str | None, file, parents: bool, execute: bool,
               output: str) -> None:
-    """Create a persistent znode PATH holding DATA (dry run unless --execute)."""
+    """Create a persistent znode PATH holding DATA (dry run unless --execute).
+
+    \b
+    Example:
+      streamctl zk create /ops/flag on --parents --execute
+    """
     from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
@@ -228,7 +260,12 @@ def zk_create(session: Session, path: str, data: str | None, file, parents: bool
 @click.pass_obj
 def zk_set(session: Session, path: str, data: str | None, file, version: int | None, execute: bool,
            output: str) -> None:
-    """Replace PATH's data, only if it has not changed since it was read (dry run unless --execute)."""
+    """Replace PATH's data, only if it has not changed since it was read (dry run unless --execute).
+
+    \b
+    Example:
+      streamctl zk set /ops/flag off --execute
+    """
     from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
@@ -251,7 +288,12 @@ def zk_set(session: Session, path: str, data: str | None, file, version: int | N
 @click.pass_obj
 def zk_delete(session: Session, path: str, recursive: bool, version: int | None, execute: bool,
               output: str) -> None:
-    """Delete PATH (a non-empty one only with --recursive; dry run unless --execute)."""
+    """Delete PATH (a non-empty one only with --recursive; dry run unless --execute).
+
+    \b
+    Example:
+      streamctl zk delete /ops --recursive --execute
+    """
     from streamctl.zookeeper import plans as zk_ops
 
     _path(path)
@@ -269,7 +311,12 @@ def zk_delete(session: Session, path: str, recursive: bool, version: int | None,
 @OUTPUT
 @click.pass_obj
 def zk_health(session: Session, output: str) -> None:
-    """Every server of the connect string: mode, latency, outstanding requests, znodes, watches."""
+    """Every server of the connect string: mode, latency, outstanding requests, znodes, watches.
+
+    \b
+    Example:
+      streamctl zk health
+    """
     from dataclasses import asdict
 
     from streamctl.backends.zookeeper_ensemble import probe_ensemble
@@ -295,7 +342,12 @@ def _finding(f) -> dict:
 @click.pass_obj
 def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: str) -> None:
     """Kafka's znodes: registered brokers, controller, partition states, pending admin work,
-    and where they disagree with the Admin API."""
+    and where they disagree with the Admin API.
+
+    \b
+    Example:
+      streamctl zk kafka --partitions
+    """
     from dataclasses import asdict
 
     from streamctl.backends.zookeeper import ZooKeeperBackend

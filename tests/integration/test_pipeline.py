@@ -5,6 +5,7 @@ unaffected, then draining again once it runs."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -40,7 +41,9 @@ def test_the_demo_map_reads_from_flume_to_the_connect_sink(sandbox):
     flow = sandbox.cli("pipeline", "--window", "2", "-o", "tree")
     assert flow.returncode == 0, flow.stderr
     lines = flow.stdout.splitlines()
-    assert lines[0] == "pipeline (rates over 2 s)" and lines[1] == "flume weblogs", flow.stdout
+    # The two readings are at least the asked 2 s apart; a loaded machine takes longer, and says so.
+    window = re.fullmatch(r"pipeline \(rates over (\d+) s\)", lines[0])
+    assert window and 2 <= int(window[1]) <= 30 and lines[1] == "flume weblogs", flow.stdout
     assert "└── ━▶ weblogs" in lines[2] and any("━▶ job weblog-stats" in line for line in lines[3:]), flow.stdout
 
 

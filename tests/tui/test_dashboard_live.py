@@ -10,7 +10,9 @@ from textual.widgets import DataTable
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.plan_dialog import PlanDialog
+from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard
+from tests.faults.pilot import until
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 from tests.tui.read_only import preview_only
 
@@ -43,9 +45,14 @@ async def open_reset_plan(app, pilot, group: str) -> None:
     """Groups screen, filter to `group`, open the reset dialog and ask for its plan."""
     await pilot.press("4")
     await settle(app, pilot)
-    await pilot.press("slash", *group, "enter", "o")
-    await pilot.pause()
+    await pilot.press("slash", *group, "enter")
+    await until(pilot, lambda: app.screen.query_one(FilterTable).selected_key() == group, 30,
+                f"{group} selected in the filtered table")
+    await pilot.press("o")
+    await until(pilot, lambda: app.screen.query("#plan"), 30, "the reset form")
     await pilot.click("#plan")
+    await until(pilot, lambda: isinstance(app.screen, PlanDialog) and rows(app, "#plan-changes"), 60,
+                "the reset plan")
     await settle(app, pilot)
 
 
