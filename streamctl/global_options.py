@@ -43,7 +43,7 @@ def _complete_contexts(ctx: click.Context, param: click.Parameter, incomplete: s
         names = load_config(chosen_config(ctx)).contexts
     except StreamctlError:
         return []
-    return [name for name in names if name.startswith(incomplete)]
+    return [name for name in sorted(names) if name.startswith(incomplete)]
 
 
 def root_options(function):

@@ -221,8 +221,8 @@ def topics_produce(session: Session, topic: str, source: Path | None, input_form
 
 
 @click.command("copy")
-@click.argument("source")
-@click.argument("destination")
+@click.argument("source", shell_complete=complete_topic)
+@click.argument("destination", shell_complete=complete_topic)
 @selection_options
 @click.option("--limit", type=click.IntRange(min=1), help="Copy the first N selected records at most (default: all).")
 @click.option("--keep-partitions", is_flag=True, help="Each record into its source partition's number.")
@@ -233,7 +233,8 @@ def topics_produce(session: Session, topic: str, source: Path | None, input_form
               help="Records per transaction: a larger copy commits in chunks, each with its resume point.")
 @click.option("--max-rate", type=click.IntRange(min=1), metavar="N", help="Records a second at most.")
 @EXECUTE
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="Output format.")
 @click.pass_obj
 def topics_copy(session: Session, source: str, destination: str, selection, limit, keep_partitions: bool,
                 keep_timestamps: bool, restart: bool, chunk_records: int, max_rate, execute: bool, output: str) -> None:
@@ -244,7 +245,13 @@ def topics_copy(session: Session, source: str, destination: str, selection, limi
     Up to --chunk-records records (100,000) and 256 MiB: one Kafka transaction, all or none.
     Larger: a transaction per chunk, each committing the source position reached with it; a
     re-run of the same command resumes after the last committed chunk, never copying a record
-    twice (and a finished copy copies nothing again unless --restart)."""
+    twice (and a finished copy copies nothing again unless --restart).
+
+    \b
+    Examples:
+      streamctl topics copy weblogs-dlt weblogs --header error-class=timeout           # the plan
+      streamctl topics copy weblogs-dlt weblogs --since -2h --keep-partitions --execute
+    """
     from streamctl.kafka import copy
     from streamctl.ops import require_writable
     from streamctl.ops.preview import finish, show

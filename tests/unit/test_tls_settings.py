@@ -73,22 +73,6 @@ def test_a_folder_is_a_ca_path_but_not_a_certificate(tmp_path, certs):
         config.context("prod")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
-def test_an_unreadable_key_says_so(tmp_path, certs):
-    key = tmp_path / "client.key"
-    key.write_text("x")
-    key.chmod(0)
-    path = write(tmp_path / "c.yaml", f"""\
-        contexts:
-          prod:
-            kafka:
-              bootstrap_servers: b:9093
-              properties: {{ssl.key.location: {key}}}
-        """)
-    with pytest.raises(ConfigError, match="ssl.key.location: .*: not readable"):
-        load_config(path).context("prod")
-
-
 def test_connect_tls_paths_are_checked_too(tmp_path, certs):
     path = write(tmp_path / "c.yaml", f"""\
         contexts:
