@@ -8,6 +8,7 @@ reasons of the collectors, backends/kafka_probe.py's `describe`, the KafkaError 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 
@@ -27,6 +28,34 @@ SERVICE_CONDITION = re.compile("|".join([
 PYTHON_EXCEPTION = re.compile(r"(?<![.\w$])[A-Z]\w*(Error|Exception)\b"
                               r"|\b(StopIteration|KeyboardInterrupt|SystemExit|GeneratorExit)\b")
 BUG_WORDS = re.compile(r"traceback|internal error", re.IGNORECASE)
+# check/evaluate.py's wording of an exception no collector translated: the type, first.
+UNTRANSLATED = re.compile(r"^[A-Z]\w*: ")
+
+
+def _network_errors() -> frozenset[str]:
+    """The client libraries' network failures, which the backends name on purpose after what
+    did not answer (checkpoint_store.py: "HDFS (WebHDFS at h:p) does not answer: ConnectionError";
+    spark.py, spark_master.py: "<url>: ConnectError: ..."): a service condition, not a bug."""
+    import httpx
+
+    bases: list[type] = [ConnectionError, TimeoutError, httpx.TransportError, httpx.HTTPStatusError]
+    for module, names in (("requests", ("ConnectionError", "Timeout", "HTTPError")),
+                          ("botocore.exceptions", ("ConnectionError", "HTTPClientError")),
+                          ("kazoo.exceptions", ("ConnectionLoss", "SessionExpiredError", "OperationTimeoutError"))):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:  # an extra this install lacks: its errors cannot occur
+            continue
+        bases += [getattr(found, name) for name in names]
+    names, todo = set(), list(bases)
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return frozenset(names)
+
+
+NETWORK_ERRORS = _network_errors()
 
 # The one client condition `check` names that is not the service's: librdkafka crashing the
 # forked child every time (backends/kafka_isolated.py). Accepted only where a test forces it.
@@ -35,14 +64,18 @@ CLIENT_CRASHED = re.compile(r"the Kafka client crashed( or hung starting)? \d+ t
 
 def bug_marker(text: str) -> str | None:
     """The words in `text` that only a bug in streamctl writes, or None."""
-    found = PYTHON_EXCEPTION.search(text) or BUG_WORDS.search(text)
+    for found in PYTHON_EXCEPTION.finditer(text):
+        if found.group(0) not in NETWORK_ERRORS:
+            return found.group(0)
+    found = BUG_WORDS.search(text)
     return found.group(0) if found else None
 
 
 def is_service_condition(reason: str, also: re.Pattern | None = None) -> bool:
-    """A reason that names what the service did (or, with `also`, that condition) and no bug."""
+    """A reason that names what the service did (or, with `also`, that condition), and neither a
+    bug nor an exception no collector translated."""
     named = SERVICE_CONDITION.search(reason) or (also is not None and also.search(reason))
-    return bool(named) and bug_marker(reason) is None
+    return bool(named) and bug_marker(reason) is None and not UNTRANSLATED.match(reason)
 
 
 def unevaluated(doc: dict) -> dict[str, str]:
