@@ -274,7 +274,9 @@ FAULTS = [
         "one broker killed", "kafka", 2, r"broker 3 down \(2 of 3 brokers\)", (2,),
         (brokers_listed(1, 2), TOPICS, GROUPS),
         inject=kill("kafka-3"), heal=start("kafka-3"), settled=deregistered(3),
-        window_cause=r"broker 3\b",  # "down", "at ... did not answer", or "partitions led by broker 3"
+        # "down", "at ... did not answer", "partitions led by broker 3", or, when the read itself
+        # failed before any metadata named the ids, its address: "127.0.0.1:P refuses connections"
+        window_cause=r"broker 3\b|{kafka-3} refuses connections",
         overview=("kafka",), overview_text=r"broker 3 down",
         screens=(("2", brokers_down(3)),), recovered=brokers_all_up),
     Fault(
