@@ -61,7 +61,8 @@ def assert_check(run: Run, codes: tuple[int, ...], cause: str, deadline: float, 
     assert run.took < deadline + 1.0, f"past the {deadline:g} s deadline\n{run}"
     doc = run.json()
     assert_unknowns_are_service_conditions(doc, str(run))
-    where = problem_lines(doc) if anywhere else doc["summary"]
+    # anywhere: what the Nagios output shows, its first line and then one line per problem
+    where = f"{doc['summary']}\n{problem_lines(doc)}" if anywhere else doc["summary"]
     assert re.search(cause, where), f"cause /{cause}/ not named\n{run}"
 
 
