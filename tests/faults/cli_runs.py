@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
+from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli
 
 SLACK = 4.0  # seconds a command may take past its own timeout (interpreter start-up on a busy 2-core box)
@@ -53,11 +54,15 @@ def no_traceback(run: Run) -> None:
 
 
 def assert_check(run: Run, codes: tuple[int, ...], cause: str, deadline: float, anywhere: bool = False) -> None:
-    """Exit code, the deadline kept (+1 s), the cause named on the first line (or on any line)."""
+    """A `check --format json` run: exit code, the deadline kept (+1 s), the cause named in the
+    summary (the Nagios first line) or in any problem, every UNKNOWN a service condition."""
     no_traceback(run)
     assert run.code in codes, run
     assert run.took < deadline + 1.0, f"past the {deadline:g} s deadline\n{run}"
-    where = run.stdout if anywhere else run.first_line
+    doc = run.json()
+    assert_unknowns_are_service_conditions(doc, str(run))
+    # anywhere: what the Nagios output shows, its first line and then one line per problem
+    where = f"{doc['summary']}\n{problem_lines(doc)}" if anywhere else doc["summary"]
     assert re.search(cause, where), f"cause /{cause}/ not named\n{run}"
 
 

@@ -20,6 +20,7 @@ import psutil
 import pytest
 
 from streamctl.sandbox.restarts import wait_in_sync
+from tests.check_reasons import CLIENT_CRASHED, assert_unknowns_are_service_conditions
 from tests.conftest import STREAMCTL
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
@@ -122,5 +123,6 @@ def test_check_answers_unknown_when_the_client_crashes_every_time(sandbox, laggi
     assert code == 3, stdout + stderr  # not read: UNKNOWN, never 134 or 139, never "Kafka down"
     doc = json.loads(stdout)
     assert doc["state"] == "UNKNOWN"
+    assert_unknowns_are_service_conditions(doc, stdout + stderr, also=CLIENT_CRASHED)
     assert "the Kafka client crashed 4 times (SIGABRT, SIGSEGV, SIGSEGV, SIGABRT" in json.dumps(doc)
     assert "Traceback" not in stderr

@@ -23,6 +23,7 @@ from streamctl.backends.kafka_isolated import CRASH_PAUSES
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import restart_service, wait_in_sync
 from streamctl.tui.app import StreamctlApp
+from tests.check_reasons import assert_unknowns_are_service_conditions
 from tests.faults.cli_runs import SLACK, timed_run
 from tests.faults.pilot import describe, rows, until
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
@@ -148,6 +149,7 @@ async def test_reads_survive_coordinators_moving(sandbox, tmp_path, monkeypatch)
             lags = {(l["group"], l["partition"]): l["committed"] for l in run.json()}
             assert lags == {(g, p): COMMITTED for g in groups for p in range(3)}, run
         if run.args[0] == "check":
+            assert_unknowns_are_service_conditions(run.json(), str(run))  # UNKNOWN: the move, never a bug
             codes = {f["code"] for f in run.json()["findings"]}
             assert not codes & {"KAFKA_GROUP_REWOUND", "KAFKA_GROUP_STOPPED"}, run
     answered = [r for _, r in runs if r.args[0] != "check" and r.code == 0]

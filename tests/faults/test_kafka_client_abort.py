@@ -11,6 +11,7 @@ import pytest
 
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp
+from tests.check_reasons import bug_marker
 from tests.faults.pilot import card, describe, findings, rows, until
 
 pytestmark = pytest.mark.integration
@@ -31,8 +32,10 @@ async def test_the_dashboard_survives_its_kafka_client_aborting(sandbox, tmp_pat
         await until(pilot, lambda: "Kafka client process aborted" in findings(app), 30,
                     "the Overview naming the aborted client", lambda: describe(app))
         assert card(app, "kafka") == "CRIT" and app.is_running
+        assert bug_marker(findings(app)) is None, describe(app)  # the abort named, never a Python error
         await until(pilot, lambda: card(app, "kafka") in ("OK", "WARN")
                     and "aborted" not in findings(app), 30, "the Kafka card back", lambda: describe(app))
+        assert bug_marker(findings(app)) is None, describe(app)
         await pilot.press("3")
         await until(pilot, lambda: len(rows(app, "#topics DataTable")) > 0, 30, "Topics read by the new client",
                     lambda: describe(app))

@@ -3,15 +3,18 @@ while `check` runs every 2 s, the dashboard stays open on the Groups screen, and
 consume and commit.
 
 Group coordinators move with the __consumer_offsets leaders at every step: nothing steers them
-back. Every check must answer in time with an exit code of 0-3, name the broker that is away,
-never call a committing group REWOUND or STOPPED; the lag history must have no gap or
-impossible row; the dashboard must never die and end with the Kafka card OK.
+back. Every check must answer in time with an exit code of 0-3, UNKNOWN only for a service
+condition (never a bug in a collector); a run wholly inside a broker's absence must not be OK
+and must name the broker in a problem; no check may call a committing group REWOUND or
+STOPPED; the lag history must have no gap or impossible row; the dashboard must never die and
+end with the Kafka card OK.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -24,6 +27,7 @@ from streamctl.kafka.lagstore import LagStore
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import rolling_restart
 from streamctl.tui.app import StreamctlApp
+from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli
 from tests.faults.pilot import card, describe, rows, until
 from tests.integration.kafka_helpers import unique, write_context
@@ -141,10 +145,13 @@ def _assert_checks(runs, absences: Absences, sandbox) -> None:
         assert ended - started < CHECK_TIMEOUT + 1.0 + 1.0, shown  # the deadline, + interpreter start-up
         assert "Traceback" not in result.stderr, shown
         doc = json.loads(result.stdout)
+        assert_unknowns_are_service_conditions(doc, shown)
         codes = {f["code"] for f in doc["findings"]}
         assert not codes & {"KAFKA_GROUP_REWOUND", "KAFKA_GROUP_STOPPED"}, shown
         for broker in absences.during(started - 0.5, ended):
-            assert f"broker {broker}" in result.stdout, f"broker {broker} was away\n{shown}"
+            assert doc["state"] != "OK", f"broker {broker} was away for the whole run, yet OK\n{shown}"
+            assert re.search(rf"\bbroker {broker}\b", problem_lines(doc)), \
+                f"broker {broker} was away for the whole run, named in no problem\n{shown}"
             named.add(broker)
     spans = [(round(s, 1), round(e, 1)) for s, e, _ in runs]
     assert absences.missing and named == set(absences.missing), \

@@ -23,6 +23,7 @@ from streamctl.jobs.hdfs_addon import ROLE as HDFS
 from streamctl.jobs.sandbox_addon import JOB, runs_root
 from streamctl.jobs import launcher
 from streamctl.sandbox.stack import Sandbox
+from tests.check_reasons import assert_unknowns_are_service_conditions, unevaluated
 from tests.conftest import RunningSandbox
 from tests.integration.spark_helpers import access_line, produce_lines, window_lines
 
@@ -50,7 +51,9 @@ def cli_json(stack, *args: str, ok=(0,)) -> dict:
 
 def spark_findings(stack) -> tuple[int, set[str]]:
     result = stack.cli("check", "--component", "spark", "--format", "json")
-    return result.returncode, {f["code"] for f in json.loads(result.stdout)["findings"] if f["severity"] != "OK"}
+    doc = json.loads(result.stdout)
+    assert_unknowns_are_service_conditions(doc, result.stdout + result.stderr)
+    return result.returncode, {f["code"] for f in doc["findings"] if f["severity"] != "OK"}
 
 
 def processed(stack, lines: int):
@@ -139,8 +142,9 @@ async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(di
         code, problems = spark_findings(distributed)
         assert {"SPARK_NO_LIVE_WORKER", "SPARK_WORKER_DEAD", "SPARK_APP_WAITING"} <= problems
         whole = distributed.cli("check", "--format", "json")
-        components = json.loads(whole.stdout)
-        assert "kafka" not in components.get("unevaluated", {})  # one broken backend, the others read
+        report = json.loads(whole.stdout)
+        assert_unknowns_are_service_conditions(report, whole.stdout + whole.stderr)
+        assert "kafka" not in unevaluated(report), report  # one broken backend, the others read
         produce_lines(distributed.bootstrap_servers, "weblogs", window_lines(1_795_000_100, 80, seed=12).lines)
 
         app = StreamctlApp(make_dashboard(str(distributed.config_path), "sandbox"), refresh_interval=2.0)
@@ -168,7 +172,8 @@ def test_a_stopped_namenode_is_unknown_naming_hdfs_then_the_job_resumes_from_its
         unknown = [f for f in report["findings"] if f["code"] == "SPARK_CHECKPOINT_UNKNOWN"]
         assert len(unknown) == 1 and "HDFS (WebHDFS at 127.0.0.1:" in unknown[0]["text"], report["findings"]
         assert unknown[0]["severity"] == "UNKNOWN" and result.returncode != 0
-        assert "kafka" not in report.get("unevaluated", {})  # the other components still read
+        assert_unknowns_are_service_conditions(report, result.stdout + result.stderr)
+        assert "kafka" not in unevaluated(report), report  # the other components still read
         status = distributed.cli("jobs", "status", JOB, "-o", "json")
         assert status.returncode == 0 and "does not answer" in json.loads(status.stdout)["checkpoint_error"]
         # New records make the job write a batch to HDFS: its query fails, and check says so.

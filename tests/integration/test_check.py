@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.check_reasons import is_service_condition
 from tests.conftest import run_cli
 from tests.integration.kafka_helpers import (
     kafka_tool_lag,
@@ -86,7 +87,9 @@ def test_global_deadline_gives_unknown_in_time(tmp_path, address):
         config = write_context(tmp_path / "c.yaml", target, kafka={"timeout": 30})
         result, took = check(tmp_path, config, "--timeout", "3")
     assert result.returncode == 3, result.stdout + result.stderr
-    assert result.stdout.startswith("STREAMCTL UNKNOWN: kafka not evaluated")
+    assert result.stdout.startswith("STREAMCTL UNKNOWN: kafka not evaluated: ")
+    why = result.stdout.splitlines()[0].removeprefix("STREAMCTL UNKNOWN: kafka not evaluated: ")
+    assert is_service_condition(why), result.stdout  # the deadline or silence, never a collector's bug
     assert took < 3 + 1, f"check took {took:.2f}s past its 3 s deadline"
     assert "Traceback" not in result.stderr
 
