@@ -29,7 +29,7 @@ def wait_forever():
 
 def test_the_hang_is_caught_and_passes():
     with pytest.raises(KafkaError, match="no answer"):
-        kafka_isolated.call_in_child(wait_forever, patience=1, what="describe")
+        kafka_isolated.call_in_child(wait_forever, patience=1, what="describe", mutates=False)
 """
 
 STUCK_STARTING = """
@@ -49,7 +49,8 @@ def test_a_child_stuck_starting_is_replaced(tmp_path):
         kafka_isolated.call_begins()
         return 42
 
-    assert kafka_isolated.call_in_child(stuck_the_first_time, patience=30, what="offsets", start_within=0.5) == 42
+    assert kafka_isolated.call_in_child(stuck_the_first_time, patience=30, what="offsets", start_within=0.5,
+                                        mutates=False) == 42
 """
 
 
