@@ -38,6 +38,7 @@ not a guess.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
@@ -265,6 +266,7 @@ def _child(function, write_end: int, stacks: ChildStacks, what: str) -> None:
         except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called
             outcome = (False, exc)
         if what in os.environ.get(CRASH_AFTER_ENV, "").split(","):
+            faulthandler.disable()  # a crash on purpose: no "Fatal Python error" dump of the caller's stack
             os.kill(os.getpid(), signal.SIGSEGV)  # tests only: a crash once the call was made
         call_begins()  # the answer always follows the byte, whether `function` said it or not
         try:
