@@ -73,11 +73,30 @@ class KafkaBackend:
         deadline = deadline or Deadline(self.timeout)
         md = self._metadata(topic, deadline)
         if self.kraft is None and md.brokers:
-            broker = _broker_resource(md)
-            future = self._admin.describe_configs([broker], request_timeout=deadline.left("describe_configs"))[broker]
-            self._learn_mode(self._call(lambda: future.result(timeout=deadline.left("describe_configs")),
-                                        "describing a broker", Acl("Cluster", CLUSTER, "DescribeConfigs")))
+            self._learn_mode(self._any_broker_configs(md, deadline))
         return _snapshot_of(md, bool(self.kraft))
+
+    def _any_broker_configs(self, md, deadline: Deadline):
+        """The configs of whichever of up to MODE_ASKED brokers answers first: a stopped broker
+        stays listed until its session expires, and must not fail the metadata read."""
+        futures = []
+        for broker_id in sorted(md.brokers)[:MODE_ASKED]:
+            resource = ConfigResource(ResourceType.BROKER, str(broker_id))
+            futures.append(self._admin.describe_configs(
+                [resource], request_timeout=deadline.left("describe_configs"))[resource])
+        pending, failure = set(futures), None
+        while pending:
+            done, pending = concurrent.futures.wait(pending, timeout=deadline.left("describe_configs"),
+                                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            if not done:
+                break
+            for future in done:
+                try:
+                    return self._call(lambda future=future: future.result(timeout=0), "describing a broker",
+                                      Acl("Cluster", CLUSTER, "DescribeConfigs"))
+                except KafkaError as exc:
+                    failure = failure or exc
+        raise failure or KafkaError("describing a broker timed out")
 
     def broker_roles(self, broker_ids: Iterable[int], deadline: Deadline | None = None) -> dict[int, str]:
         """The `process.roles` ("broker,controller") of each broker named (the metadata the
@@ -463,6 +482,9 @@ class KafkaBackend:
 
 def _isr_full(topic_metadata) -> bool:
     return all(p.leader >= 0 and len(p.isrs) == len(p.replicas) for p in topic_metadata.partitions.values())
+
+
+MODE_ASKED = 3  # brokers asked at once whether the cluster runs in KRaft mode
 
 
 def _broker_resource(md) -> ConfigResource:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from kazoo.client import KazooClient
 from kazoo.exceptions import AuthFailedError, SessionClosedRequireSaslError
 from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import KeeperState
 
 
 def failed_login_is_auth_failure(client: KazooClient) -> None:
@@ -35,6 +36,10 @@ def start_within(client: KazooClient, timeout: float) -> None:
     kazoo's own stop() first waits for the connection attempt in flight, which against an
     endpoint that accepts and never answers lasts the whole session timeout."""
     client.start_async().wait(timeout=timeout)
+    if client.client_state == KeeperState.AUTH_FAILED:
+        # The session is CONNECTED before the SASL login: a refusal that came before this
+        # thread woke up has already cleared `connected`. It is a refusal, not a timeout.
+        raise AuthFailedError("SASL login refused")
     if not client.connected:
         threading.Thread(target=discard, args=(client,), name="zk-discard", daemon=True).start()
         raise KazooTimeoutError("Connection time-out")

@@ -191,7 +191,9 @@ def test_reset_over_a_partition_without_a_leader_is_refused_in_one_line(sandbox,
     commit(sandbox.bootstrap_servers, group, base)
     coordinator = kafka.snapshot(lag_time=False, group_filter=lambda g: g == group).group(group).coordinator
     leaders = {p.partition: p.leader for p in kafka.metadata(topic).topic_partitions(topic)}
-    partition, broker = next((p, b) for p, b in sorted(leaders.items()) if b != coordinator)
+    # The lowest broker id when it is not the coordinator: the one a metadata read once asked
+    # alone whether the cluster runs KRaft, and failed on while it stayed listed.
+    partition, broker = min(((p, b) for p, b in leaders.items() if b != coordinator), key=lambda pb: (pb[1], pb[0]))
     with sandbox.broker_stopped(f"kafka-{broker}"):
         sandbox.wait_until(lambda: any(p.offline for p in kafka.metadata(topic).topic_partitions(topic)),
                            timeout=45, what=f"{topic}/{partition} offline")
