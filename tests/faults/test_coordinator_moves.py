@@ -53,6 +53,29 @@ def _preferred_coordinators(sandbox, groups: set[str]) -> dict[str, int]:
     return {g: preferred[_kafka_abs(_java_hash(g)) % len(preferred)] for g in groups}
 
 
+def _groups_on_two_coordinators_at_least(sandbox, count: int) -> list[str]:
+    """`count` new group ids that the preferred leaders spread over two brokers or more, with
+    every __consumer_offsets leadership put back on its preferred broker first: an earlier
+    test's restarts can leave all of them on one broker until Kafka rebalances them."""
+    _elect_preferred_offsets_leaders(sandbox)
+    while True:
+        groups = [unique("frozeng") for _ in range(count)]
+        if len(set(_preferred_coordinators(sandbox, set(groups)).values())) >= 2:
+            return groups
+
+
+def _elect_preferred_offsets_leaders(sandbox) -> None:
+    def moved():
+        return [(p.topic, p.partition) for p in sandbox.kafka().metadata().partitions
+                if p.topic == "__consumer_offsets" and p.replicas and p.leader != p.replicas[0]]
+
+    sandbox.wait_until(lambda: not any(p.under_replicated for p in sandbox.kafka().metadata().partitions),
+                       timeout=120, what="every partition fully replicated")
+    if offsets := moved():
+        sandbox.admin().elect_preferred(offsets)
+        sandbox.wait_until(lambda: not moved(), timeout=60, what="__consumer_offsets on its preferred leaders")
+
+
 def _kafka_abs(value: int) -> int:
     return 0 if value == -(1 << 31) else abs(value)  # Kafka's Utils.abs
 
@@ -161,8 +184,9 @@ def test_a_group_whose_coordinator_is_frozen_stays_listed(sandbox):
     a group the history knows is kept (state UNKNOWN, the failure named), never dropped, so the
     Groups screen and `groups lag` do not lose it for the seconds a coordinator is away; the
     groups other brokers coordinate keep their committed offsets."""
-    topic, groups = unique("frozen"), [unique("frozeng") for _ in range(8)]
+    topic = unique("frozen")
     sandbox.kafka().create_topic(topic, 3, 3)
+    groups = _groups_on_two_coordinators_at_least(sandbox, 8)
     for group in groups:
         commit(sandbox.bootstrap_servers, group, {(topic, p): 1 for p in range(3)})
     coordinators = _coordinators(sandbox, set(groups))
