@@ -110,14 +110,17 @@ class JobView:
 
     @property
     def running(self) -> bool | None:
-        """Process state if streamctl launched it, else the REST API's answer, else the cluster's
-        (an application the Master still lists as active), else unknown."""
+        """Process state if streamctl launched it, else a REST API that answers, else the
+        cluster's (an application the Master still lists as active: a busy driver's REST API may
+        not answer in time), else a REST API that did not answer, else unknown."""
         if self.process is not None:
             return self.process == "running"
-        if self.rest is not None:
-            return self.rest == "up"
+        if self.rest == "up":
+            return True
         if self.cluster_app is not None:
             return self.cluster_app.active
+        if self.rest is not None:
+            return False
         return None
 
     @property

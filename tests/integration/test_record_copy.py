@@ -48,15 +48,20 @@ def _topic(sandbox, partitions: int = 3, **config) -> str:
     return name
 
 
-def _committed(sandbox, topic: str, isolation: str = "read_committed") -> list[tuple]:
+def _committed(sandbox, topic: str, isolation: str = "read_committed", settled: bool = True) -> list[tuple]:
     """Every record of `topic` a plain consumer sees: (partition, offset, key, value, headers,
     timestamp). With read_committed the end is the last stable offset, so an open transaction's
-    records are neither seen nor waited for."""
+    records are neither seen nor waited for. `settled`: no transaction is left open, so first
+    wait until every partition's last stable offset reaches its end: a commit returns once the
+    coordinator has it, and its markers reach the partitions a moment later."""
     consumer = Consumer({"bootstrap.servers": sandbox.bootstrap_servers, "group.id": unique("check"),
                         "isolation.level": isolation, "enable.auto.commit": False, "log_level": "0",
                         "enable.partition.eof": True, "auto.offset.reset": "earliest"})
     try:
         partitions = sorted(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
+        if settled and isolation == "read_committed":
+            sandbox.wait_until(lambda: _stable_ends(sandbox, consumer, topic, partitions), timeout=60,
+                               what=f"{topic}: every commit marker written")
         ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions}
         consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
         found, pending, deadline = [], {p for p in partitions if ends[p] > 0}, time.monotonic() + 60
@@ -76,6 +81,17 @@ def _committed(sandbox, topic: str, isolation: str = "read_committed") -> list[t
         return found
     finally:
         consumer.close()
+
+
+def _stable_ends(sandbox, committed: Consumer, topic: str, partitions: list[int]) -> bool:
+    """Whether each partition's last stable offset (what `committed` sees) is its high watermark."""
+    latest = Consumer({"bootstrap.servers": sandbox.bootstrap_servers, "group.id": unique("check"),
+                      "isolation.level": "read_uncommitted", "log_level": "0"})
+    try:
+        return all(committed.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                   == latest.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
+    finally:
+        latest.close()
 
 
 def _contents(records: list[tuple], partitions: bool = True) -> list[tuple]:
@@ -219,7 +235,7 @@ def test_a_copy_killed_mid_transaction_leaves_nothing_and_a_rerun_copies_each_re
     proc = streamctl.start("topics", "copy", src, dst, "--max-rate", "50", "--execute")
     lines = _kill_when(proc, "not committed yet")
     assert not any("committed chunk" in line for line in lines), lines
-    assert _committed(sandbox, dst) == []
+    assert _committed(sandbox, dst, settled=False) == []
     assert _committed(sandbox, dst, "read_uncommitted")  # it had sent records, now invisible
 
     again = streamctl("topics", "copy", src, dst, "--execute")
@@ -236,8 +252,13 @@ def test_a_chunked_copy_killed_between_chunks_resumes_and_copies_each_record_onc
     assert dry["changes"][0]["note"] == "6 transactions of up to 50 records, each with its resume point"
     proc = streamctl.start(*args, "--max-rate", "100", "--execute")
     _kill_when(proc, "committed chunk 2:")
-    seen = _committed(sandbox, dst)
-    assert len(seen) >= 100 and len(seen) % 50 == 0 and len(seen) < 300, len(seen)
+    # The killed copy left chunk 3's transaction open: wait for chunk 2's markers, not for it.
+    def two_chunks_or_more():
+        records = _committed(sandbox, dst, settled=False)
+        return records if len(records) >= 100 else None
+
+    seen = sandbox.wait_until(two_chunks_or_more, timeout=60, what="two chunks committed")
+    assert len(seen) % 50 == 0 and len(seen) < 300, len(seen)
 
     again = streamctl(*args, "--execute", "-o", "json")
     assert again.returncode == 0, again.stderr

@@ -57,6 +57,16 @@ def test_a_killed_worker_is_dead_no_worker_is_crit_and_the_app_holds_no_cores():
     assert job_view(cluster).running is True
 
 
+def test_the_master_outranks_a_driver_rest_api_that_did_not_answer():
+    """Seen from a host without the run record, under load: the REST API timed out while the
+    Master listed the application as RUNNING. The job runs; its REST API is unreachable."""
+    busy = replace(job_view(scene("healthy")), rest="unreachable", rest_error="timed out")
+    assert busy.running is True
+    gone = replace(job_view(scene("job-stopped")), rest="unreachable")
+    assert gone.running is False
+    assert replace(job_view(scene("healthy")), cluster_app=None, rest="unreachable").running is False
+
+
 def test_a_stopped_job_is_driver_gone_with_its_final_state():
     cluster = scene("job-stopped")
     view = job_view(cluster)
