@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 class Addon:
     """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
 
-    An add-on lives in `streamctl.agents.sandbox_addon` or `streamctl.jobs.sandbox_addon` as
-    a module-level `ADDON`; `up` starts its services after the brokers answer.
+    An add-on lives in streamctl/demo/ as a module-level `ADDON`; `up` starts its services
+    after the brokers answer.
     """
 
     role: str
@@ -33,8 +33,8 @@ class Addon:
     distributed_only: bool = False  # runs on the --distributed sandbox only (HDFS, the Spark cluster)
 
 
-ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",
-                 "streamctl.jobs.streams_addon", "streamctl.connect.sandbox_addon")
+ADDON_MODULES = ("streamctl.demo.hdfs", "streamctl.demo.flume_agent", "streamctl.demo.spark_cluster", "streamctl.demo.spark_job",
+                 "streamctl.demo.streams_app", "streamctl.demo.connect_worker")
 
 
 def addons() -> list[Addon]:
