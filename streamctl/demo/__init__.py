@@ -3,5 +3,6 @@ per component (a module-level `ADDON`, streamctl.sandbox.addons.Addon). They run
 pipeline shipped in agents/ and jobs/ (the Flume agent, the Spark job, the Kafka Streams app)
 with the services it needs (HDFS and a Spark cluster for --distributed, the Connect worker).
 
-The sandbox finds them by name (sandbox/addons.ADDON_MODULES), never by importing this package.
+Each system names its add-ons in its declaration (`streamctl/<system>/system.py`); the sandbox
+finds them through the registry (streamctl.systems), never by importing this package.
 """

@@ -85,4 +85,4 @@ def access_log(state: SandboxState) -> Path:
 
 
 ADDON = Addon(role=ROLE, artifact_sets=(launcher.FLUME, launcher.FLUME_HDFS), plan=plan, ready=ready,
-              context=context)
+              context=context, after=("hdfs",))  # --distributed: its HDFS sink writes there

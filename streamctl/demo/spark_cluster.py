@@ -94,4 +94,4 @@ def context(state: SandboxState) -> dict:
     return {"spark": {"masters": [cluster["master_ui"]]}} if cluster else {}
 
 
-ADDON = Addon(role=ROLE, plan=plan, ready=ready, context=context, distributed_only=True)
+ADDON = Addon(role=ROLE, plan=plan, ready=ready, context=context, distributed_only=True, after=("hdfs",))

@@ -74,4 +74,5 @@ def context(state: SandboxState) -> dict:
 
 
 ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,
-              context=lambda state: {"spark": context(state)} if context(state) else {})
+              context=lambda state: {"spark": context(state)} if context(state) else {},
+              after=(demo_hdfs.ROLE, spark_cluster.ROLE))  # its checkpoint on HDFS, its master

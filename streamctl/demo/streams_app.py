@@ -88,4 +88,4 @@ def context(state: SandboxState) -> dict:
 
 
 ADDON = Addon(role="streams", artifact_sets=(KAFKA_STREAMS, KAFKA_STREAMS_KRAFT), plan=plan, ready=ready,
-              context=context)
+              context=context, after=("flume", "spark"))  # the agent feeds its input; after the job as always
