@@ -33,7 +33,8 @@ SYSTEMS = (
     "streamctl.pipeline.system",
 )
 
-# Mode keys in the order the dashboard lists its modes (footer, help, palette).
+# Mode keys in the order the dashboard lists its modes (footer, help, palette); "1" is the
+# Overview's. A mode without a key comes after them (the palette and the cards still open it).
 MODE_KEYS = "1234567890"
 
 
@@ -52,8 +53,8 @@ class Screen:
 
     mode: str  # the name switch_mode, cards and pipeline nodes use
     target: str  # "module:Class" of its Screen (imported by the TUI only)
-    key: str  # the key that switches to it, one of MODE_KEYS
-    title: str  # the key's description in the footer and the help screen's section title
+    title: str  # its key's description in the footer, its section title in the help screen
+    key: str | None = None  # the key that switches to it, one of MODE_KEYS; None: no key
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +115,9 @@ def opt_in_collectors() -> frozenset[str]:
 
 
 def screens() -> tuple[Screen, ...]:
-    """Every system's dashboard modes, in MODE_KEYS order."""
-    return tuple(sorted((s for system in systems() for s in system.screens), key=lambda s: MODE_KEYS.index(s.key)))
+    """Every system's dashboard modes: those with a key in MODE_KEYS order, then the others."""
+    declared = [s for system in systems() for s in system.screens]
+    return tuple(sorted(declared, key=lambda s: MODE_KEYS.index(s.key) if s.key else len(MODE_KEYS)))
 
 
 def cards() -> tuple[Card, ...]:

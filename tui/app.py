@@ -14,8 +14,9 @@ from streamctl.tui.screens.overview import OverviewScreen
 
 # mode -> Screen class: the Overview, then every system's screens (the registry, streamctl/systems.py).
 SCREENS = {"overview": OverviewScreen, **{s.mode: systems.load(s.target) for s in systems.screens()}}
-MODE_BINDINGS = [Binding("1", "switch_mode('overview')", "Overview", id="mode.overview")] + [
-    Binding(s.key, f"switch_mode('{s.mode}')", s.title, id=f"mode.{s.mode}") for s in systems.screens()]
+MODE_TITLES = {"overview": "Overview", **{s.mode: s.title for s in systems.screens()}}
+MODE_BINDINGS = [Binding("1", "switch_mode('overview')", MODE_TITLES["overview"], id="mode.overview")] + [
+    Binding(s.key, f"switch_mode('{s.mode}')", s.title, id=f"mode.{s.mode}") for s in systems.screens() if s.key]
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
              "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector"}
@@ -85,10 +86,9 @@ class StreamctlApp(App):
 
         palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette",
                           tooltip="command palette: jump to a topic or group, operations, contexts")
-        titles = {b.action: b.description for b in self.BINDINGS}
         sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS),
                     ("Overview cards", HealthCard.BINDINGS)]
-        screens = [(titles[f"switch_mode('{name}')"], screen) for name, screen in SCREENS.items()]
+        screens = [(MODE_TITLES[name], screen) for name, screen in SCREENS.items()]
         screens += [("Topic detail", TopicDetailScreen), ("Group detail", GroupDetailScreen)]
         # Each class's own bindings: the inherited ones (focus moves) are Textual's, not ours.
         return sections + [(title, vars(screen).get("BINDINGS", [])) for title, screen in screens]

@@ -6,7 +6,7 @@ SYSTEM = System(
     name="connect",
     commands={"connect": "streamctl.connect.commands:connect"},
     collectors={"connect": Collector("streamctl.connect.collect")},
-    screens=(Screen("connect", "streamctl.tui.screens.connect:ConnectScreen", "8", "Kafka Connect"),),
+    screens=(Screen("connect", "streamctl.tui.screens.connect:ConnectScreen", "Kafka Connect", key="8"),),
     card=Card("connect", "connect", optional=True, figures=(
         ("connect_up", "up"), ("connect_connectors", "connectors"),
         ("connect_tasks_running", "tasks running"), ("connect_tasks_failed", "tasks failed"))),

@@ -6,7 +6,7 @@ SYSTEM = System(
     name="flume",
     commands={"agents": "streamctl.flume.commands:agents"},
     collectors={"flume": Collector("streamctl.flume.collect")},
-    screens=(Screen("agents", "streamctl.tui.screens.agents:AgentsScreen", "6", "Flume agents"),),
+    screens=(Screen("agents", "streamctl.tui.screens.agents:AgentsScreen", "Flume agents", key="6"),),
     card=Card("flume", "agents", figures=(("flume_agents_up", "agents up"), ("flume_max_channel_fill_pct", "max fill %"))),
     addons=("streamctl.demo.flume_agent",),
     node_kinds={"flume": "agents"},

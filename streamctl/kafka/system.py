@@ -17,10 +17,10 @@ SYSTEM = System(
         "quorum": Collector("streamctl.kafka.quorum", opt_in=True),  # a JVM start: KRaft's controller quorum
     },
     screens=(
-        Screen("brokers", "streamctl.tui.screens.brokers:BrokersScreen", "2", "Brokers"),
-        Screen("topics", "streamctl.tui.screens.topics:TopicsScreen", "3", "Topics"),
-        Screen("groups", "streamctl.tui.screens.groups:GroupsScreen", "4", "Groups"),
-        Screen("streams", "streamctl.tui.screens.streams:StreamsScreen", "9", "Kafka Streams"),
+        Screen("brokers", "streamctl.tui.screens.brokers:BrokersScreen", "Brokers", key="2"),
+        Screen("topics", "streamctl.tui.screens.topics:TopicsScreen", "Topics", key="3"),
+        Screen("groups", "streamctl.tui.screens.groups:GroupsScreen", "Groups", key="4"),
+        Screen("streams", "streamctl.tui.screens.streams:StreamsScreen", "Kafka Streams", key="9"),
     ),
     card=Card("kafka", "brokers", figures=(
         ("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),

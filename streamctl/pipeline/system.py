@@ -10,5 +10,5 @@ SYSTEM = System(
         "pipeline": Collector("streamctl.pipeline.health", opt_in=True),  # two Kafka readings seconds apart
         "probe": Collector("streamctl.pipeline.probe", opt_in=True),  # --probe: writes a marker into the entry topics
     },
-    screens=(Screen("pipeline", "streamctl.tui.screens.pipeline:PipelineScreen", "0", "Pipeline"),),
+    screens=(Screen("pipeline", "streamctl.tui.screens.pipeline:PipelineScreen", "Pipeline", key="0"),),
 )

@@ -7,7 +7,7 @@ SYSTEM = System(
     name="zookeeper",
     commands={"zk": "streamctl.zookeeper.commands:zk"},
     collectors={"zookeeper": Collector("streamctl.zookeeper.collect")},
-    screens=(Screen("zookeeper", "streamctl.tui.screens.zookeeper:ZooKeeperScreen", "5", "ZooKeeper"),),
+    screens=(Screen("zookeeper", "streamctl.tui.screens.zookeeper:ZooKeeperScreen", "ZooKeeper", key="5"),),
     card=Card("zookeeper", "zookeeper", figures=(
         ("zookeeper_servers_serving", "serving"), ("zookeeper_servers", "servers"),
         ("zookeeper_latency_avg_ms", "avg ms"), ("zookeeper_kafka_brokers", "kafka brokers"))),

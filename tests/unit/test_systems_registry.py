@@ -75,7 +75,7 @@ def test_names_are_unique_across_systems():
     collectors = [name for s in declared for name in s.collectors]
     assert len(set(collectors)) == len(collectors)
     modes = [screen.mode for screen in systems.screens()]
-    keys = [screen.key for screen in systems.screens()]
+    keys = [screen.key for screen in systems.screens() if screen.key]
     assert len(set(modes)) == len(modes) and "overview" not in modes
     assert len(set(keys)) == len(keys) and set(keys) <= set(systems.MODE_KEYS) - {"1"}  # 1: the Overview
     kinds = [kind for s in declared for kind in s.node_kinds]
@@ -194,9 +194,11 @@ def test_the_dashboard_shows_exactly_the_declared_screens_and_cards():
     from streamctl.tui.screens import overview
 
     assert list(SCREENS) == ["overview", *(s.mode for s in systems.screens())]
+    keyed = [s for s in systems.screens() if s.key]
     modes = [b for b in StreamctlApp.BINDINGS if b.action.startswith("switch_mode")]
-    assert [b.key for b in modes] == list(systems.MODE_KEYS)
-    assert [b.action for b in modes] == [f"switch_mode('{mode}')" for mode in SCREENS]
+    assert [b.key for b in modes] == ["1", *(s.key for s in keyed)] == list(systems.MODE_KEYS)  # all ten taken
+    assert [b.action for b in modes] == [f"switch_mode('{mode}')" for mode in ["overview", *(s.mode for s in keyed)]]
+    assert [b.description for b in modes] == ["Overview", *(s.title for s in keyed)]
     assert overview.COMPONENTS == tuple(c.component for c in systems.cards())
     assert overview.CARD_SCREENS == {c.component: c.screen for c in systems.cards()}
     assert overview.OPTIONAL == {"connect"}
