@@ -114,7 +114,7 @@ def local(runs: int) -> tuple[str, dict]:
 
 def hdfs(runs: int) -> tuple[str, dict]:
     from streamctl.backends.checkpoint_store import WebHdfsStore
-    from streamctl.jobs.hdfs_addon import ROLE
+    from streamctl.demo.hdfs import ROLE
     from streamctl.sandbox.stack import Sandbox
 
     with tempfile.TemporaryDirectory(prefix="checkpoint-bench-") as tmp:

@@ -3,34 +3,26 @@
 from __future__ import annotations
 
 import gc
-import importlib
 import importlib.util
 import sys
 
 import click
 
+from streamctl import systems
 from streamctl.global_options import add_global_options, root_options
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 
 # name -> "module:attribute" of a click command; imported only when that command runs.
-COMMANDS = {
+# streamctl's own commands, then every system's (the registry: streamctl/systems.py).
+OWN_COMMANDS = {
     "dashboard": "streamctl.tui.main:dashboard",
     "check": "streamctl.check.command:check_command",
     "sandbox": "streamctl.sandbox.commands:sandbox",
-    "brokers": "streamctl.kafka.commands:brokers",
-    "topics": "streamctl.kafka.commands:topics",
-    "groups": "streamctl.kafka.commands:groups",
-    "streams": "streamctl.kafka.streams_commands:streams",
-    "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
     "audit": "streamctl.ops.commands:audit",
-    "zk": "streamctl.zookeeper.commands:zk",
-    "agents": "streamctl.flume.commands:agents",
-    "jobs": "streamctl.spark.commands:jobs",
-    "connect": "streamctl.connect.commands:connect",
-    "pipeline": "streamctl.pipeline.commands:pipeline",
     "completion": "streamctl.completion:completion",
 }
+COMMANDS = {**OWN_COMMANDS, **systems.commands()}
 
 
 class LazyGroup(click.Group):
@@ -43,8 +35,7 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(name)
         if target is None or not _installed(target):
             return None
-        module, attribute = target.split(":")
-        return add_global_options(getattr(importlib.import_module(module), attribute))
+        return add_global_options(systems.load(target))
 
 
 def _installed(target: str) -> bool:

@@ -7,31 +7,16 @@ import time
 from textual.app import App
 from textual.binding import Binding
 
+from streamctl import systems
 from streamctl.tui.palette import StreamctlCommands, entries
 from streamctl.tui.trace import Trace
-from streamctl.tui.screens.agents import AgentsScreen
-from streamctl.tui.screens.brokers import BrokersScreen
-from streamctl.tui.screens.connect import ConnectScreen
-from streamctl.tui.screens.groups import GroupsScreen
 from streamctl.tui.screens.overview import OverviewScreen
-from streamctl.tui.screens.topics import TopicsScreen
-from streamctl.tui.screens.zookeeper import ZooKeeperScreen
-from streamctl.tui.screens.jobs import JobsScreen
-from streamctl.tui.screens.streams import StreamsScreen
-from streamctl.tui.screens.pipeline import PipelineScreen
 
-SCREENS = {
-    "overview": OverviewScreen,
-    "brokers": BrokersScreen,
-    "topics": TopicsScreen,
-    "groups": GroupsScreen,
-    "zookeeper": ZooKeeperScreen,
-    "agents": AgentsScreen,
-    "jobs": JobsScreen,
-    "connect": ConnectScreen,
-    "streams": StreamsScreen,
-    "pipeline": PipelineScreen,
-}
+# mode -> Screen class: the Overview, then every system's screens (the registry, streamctl/systems.py).
+SCREENS = {"overview": OverviewScreen, **{s.mode: systems.load(s.target) for s in systems.screens()}}
+MODE_TITLES = {"overview": "Overview", **{s.mode: s.title for s in systems.screens()}}
+MODE_BINDINGS = [Binding("1", "switch_mode('overview')", MODE_TITLES["overview"], id="mode.overview")] + [
+    Binding(s.key, f"switch_mode('{s.mode}')", s.title, id=f"mode.{s.mode}") for s in systems.screens() if s.key]
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
              "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector"}
@@ -44,16 +29,7 @@ class StreamctlApp(App):
     TITLE = "streamctl"
     COMMANDS = App.COMMANDS | {StreamctlCommands}
     BINDINGS = [
-        Binding("1", "switch_mode('overview')", "Overview", id="mode.overview"),
-        Binding("2", "switch_mode('brokers')", "Brokers", id="mode.brokers"),
-        Binding("3", "switch_mode('topics')", "Topics", id="mode.topics"),
-        Binding("4", "switch_mode('groups')", "Groups", id="mode.groups"),
-        Binding("5", "switch_mode('zookeeper')", "ZooKeeper", id="mode.zookeeper"),
-        Binding("6", "switch_mode('agents')", "Flume agents", id="mode.agents"),
-        Binding("7", "switch_mode('jobs')", "Spark jobs", id="mode.jobs"),
-        Binding("8", "switch_mode('connect')", "Kafka Connect", id="mode.connect"),
-        Binding("9", "switch_mode('streams')", "Kafka Streams", id="mode.streams"),
-        Binding("0", "switch_mode('pipeline')", "Pipeline", id="mode.pipeline"),
+        *MODE_BINDINGS,
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -110,10 +86,9 @@ class StreamctlApp(App):
 
         palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette",
                           tooltip="command palette: jump to a topic or group, operations, contexts")
-        titles = {b.action: b.description for b in self.BINDINGS}
         sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS),
                     ("Overview cards", HealthCard.BINDINGS)]
-        screens = [(titles[f"switch_mode('{name}')"], screen) for name, screen in SCREENS.items()]
+        screens = [(MODE_TITLES[name], screen) for name, screen in SCREENS.items()]
         screens += [("Topic detail", TopicDetailScreen), ("Group detail", GroupDetailScreen)]
         # Each class's own bindings: the inherited ones (focus moves) are Textual's, not ours.
         return sections + [(title, vars(screen).get("BINDINGS", [])) for title, screen in screens]

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import click
 
-from streamctl.check.evaluate import COLLECTORS
+from streamctl.check.evaluate import COLLECTORS, OPT_IN
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError
 
 FORMATS = ("nagios", "json", "prometheus")
+NAMED_ONLY = [name for name in COLLECTORS if name in OPT_IN]  # quorum, pipeline, probe
 
 
 class CheckError(StreamctlError):
@@ -126,7 +127,8 @@ def _components(value: str | None) -> list[str] | None:
 @click.command("check", cls=CheckCommand)
 @click.option("--component", "component", metavar="LIST",
               help=f"Comma-separated components to evaluate, of: {', '.join(COLLECTORS)} "
-                   "(default: every one the context configures; quorum, pipeline and probe only when named).")
+                   f"(default: every one the context configures; {', '.join(NAMED_ONLY[:-1])} and "
+                   f"{NAMED_ONLY[-1]} only when named).")
 @click.option("-o", "--format", "fmt", type=click.Choice(FORMATS),
               help="nagios: one line with perfdata; json: docs/check-json-schema.json; prometheus: the "
                    "textfile format  [default: nagios; none with --prometheus-textfile]")

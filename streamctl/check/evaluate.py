@@ -19,6 +19,7 @@ import importlib.util
 import threading
 import time
 
+from streamctl import systems
 from streamctl.check.errorlog import internal_error
 from streamctl.errors import StreamctlError
 from streamctl.model.health import Evaluation, NotEvaluated
@@ -27,18 +28,11 @@ from streamctl.model.health import Evaluation, NotEvaluated
 # component -> "module" exporting
 #   configured(ctx) -> bool   the context has what collect() reads
 #   SECTION                   what configured() looks for, as the UNKNOWN reason names it
-#   OPT_IN                    True: evaluated only when named (`--component`, `--probe`)
 #   collect(ctx, deadline_at, **options) -> (findings, metrics), or raises NotEvaluated
-COLLECTORS = {
-    "kafka": "streamctl.kafka.collect",
-    "zookeeper": "streamctl.zookeeper.collect",
-    "flume": "streamctl.flume.collect",
-    "spark": "streamctl.spark.collect",
-    "connect": "streamctl.connect.collect",
-    "quorum": "streamctl.kafka.quorum",  # opt-in: a JVM start (KRaft's controller quorum)
-    "pipeline": "streamctl.pipeline.health",  # opt-in: two Kafka readings seconds apart
-    "probe": "streamctl.pipeline.probe",  # opt-in (--probe): writes a marker into the entry topics
-}
+# declared by each system (streamctl/<system>/system.py), the default ones first; OPT_IN:
+# those evaluated only when named (`--component`, `--probe`).
+COLLECTORS = systems.collectors()
+OPT_IN = systems.opt_in_collectors()
 
 
 def available() -> list[str]:
@@ -52,7 +46,7 @@ def collector(name: str):
 
 def configured_components(ctx) -> list[str]:
     """What `check` evaluates by default: the components the context configures, opt-ins left out."""
-    return [name for name in available() if not collector(name).OPT_IN and collector(name).configured(ctx)]
+    return [name for name in available() if name not in OPT_IN and collector(name).configured(ctx)]
 
 
 def unconfigured_reason(ctx, name: str) -> str | None:

@@ -15,7 +15,6 @@ from streamctl.model.health import NotEvaluated
 
 
 SECTION = "connect section"
-OPT_IN = False
 
 
 def configured(ctx) -> bool:

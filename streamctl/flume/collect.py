@@ -16,7 +16,6 @@ MAX_PARALLEL = 8
 
 
 SECTION = "flume section (flume.agents)"
-OPT_IN = False
 
 
 def configured(ctx) -> bool:

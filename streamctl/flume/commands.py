@@ -41,7 +41,7 @@ def agents_list(session: Session, output: str) -> None:
     Example:
       streamctl agents list -o json
     """
-    from streamctl.agents.control import control_for, process_state
+    from streamctl.flume.control import control_for, process_state
 
     ctx = session.context()
     sandbox = _sandbox(session)

@@ -35,7 +35,7 @@ def configured_agent(ctx, name: str):
 
 
 def plan(ctx, name: str, wanted: str, sandbox=None) -> AgentPlan:
-    from streamctl.agents import control as agent_control
+    from streamctl.flume import control as agent_control
 
     operation = "agents.start" if wanted == "running" else "agents.stop"
     agent = configured_agent(ctx, name)
@@ -57,7 +57,7 @@ def plan(ctx, name: str, wanted: str, sandbox=None) -> AgentPlan:
 
 def apply(ctx, agent_plan: AgentPlan) -> str:
     """Carry the plan out and wait until the metrics endpoint agrees; returns one line."""
-    from streamctl.agents import control as agent_control
+    from streamctl.flume import control as agent_control
 
     name, agent = agent_plan.extras["name"], agent_plan.extras["agent"]
     control, sandbox = agent_plan.extras["control"], agent_plan.extras["sandbox"]
@@ -72,7 +72,7 @@ def apply(ctx, agent_plan: AgentPlan) -> str:
 
 
 def wait_answering(url: str, name: str, alive, timeout: float = 90.0) -> list:
-    from streamctl.agents.control import log_file
+    from streamctl.flume.control import log_file
     from streamctl.backends.flume import FlumeError, fetch
 
     deadline = time.monotonic() + timeout

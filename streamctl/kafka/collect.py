@@ -20,7 +20,6 @@ PROBE_RESERVE = 2.0  # seconds of check's deadline kept back for that probe (and
 
 
 SECTION = "kafka section"
-OPT_IN = False
 
 
 def configured(ctx) -> bool:

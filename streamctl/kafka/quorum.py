@@ -16,7 +16,6 @@ from streamctl.model.kafka import Quorum
 
 
 SECTION = "kafka section"
-OPT_IN = True  # run only when named (`check --component quorum`): a JVM start
 
 
 def configured(ctx) -> bool:

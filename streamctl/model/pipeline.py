@@ -6,15 +6,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from streamctl import systems
 from streamctl.model.health import Severity
 
 NEVER = math.inf  # an ETA: the backlog does not shrink
 # Rates within this of each other are steady: commits land in steps, the readings are seconds apart.
 STEADY_RATE, STEADY_SHARE = 0.5, 0.1  # records/s, share of the larger rate
 
-# Node kinds, and the dashboard screen each opens on.
-SCREENS = {"flume": "agents", "topic": "topics", "job": "jobs", "connector": "connect",
-           "streams": "streams", "group": "groups", "external": "topics", "producer": "topics"}
+# Node kinds, and the dashboard screen each opens on: each system declares its own
+# (the registry, streamctl/systems.py).
+SCREENS = systems.node_screens()
 
 
 @dataclass(frozen=True, slots=True)

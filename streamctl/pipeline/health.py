@@ -12,7 +12,6 @@ WINDOW = 15.0  # seconds between check's two readings: a third of the time left,
 
 
 SECTION = "kafka section"
-OPT_IN = True  # run only when named: the two readings take `WINDOW` seconds
 
 
 def configured(ctx) -> bool:

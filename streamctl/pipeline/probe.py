@@ -40,7 +40,6 @@ class Passage:
 
 
 SECTION = "kafka section"
-OPT_IN = True  # run only when asked (`check --probe`): it writes into the entry topics
 
 
 def configured(ctx) -> bool:

@@ -1,12 +1,13 @@
 """Demo components the sandbox runs after Kafka (the Flume agent, the Spark job, the Connect
-worker), found by name
-so the sandbox never imports the launchers that build on it."""
+worker). Each system names its add-ons in the registry (streamctl/systems.py), the modules
+live in streamctl/demo/; the sandbox imports them by name, never the launchers they build on."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from streamctl import systems
 from streamctl.jvm import maven
 
 if TYPE_CHECKING:
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 class Addon:
     """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
 
-    An add-on lives in `streamctl.agents.sandbox_addon` or `streamctl.jobs.sandbox_addon` as
-    a module-level `ADDON`; `up` starts its services after the brokers answer.
+    An add-on is a module-level `ADDON` in streamctl/demo/, named by its system's declaration;
+    `up` starts its services after the brokers answer, each after the roles in `after`.
     """
 
     role: str
@@ -31,10 +32,10 @@ class Addon:
     context: Callable[["SandboxState"], dict] = lambda st: {}
     secure: bool = False  # also runs against the SASL (--secure) sandbox
     distributed_only: bool = False  # runs on the --distributed sandbox only (HDFS, the Spark cluster)
+    after: tuple[str, ...] = ()  # roles planned and started before this one, where the stack has them
 
 
-ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",
-                 "streamctl.jobs.streams_addon", "streamctl.connect.sandbox_addon")
+ADDON_MODULES = systems.addon_modules()
 
 
 def addons() -> list[Addon]:
@@ -42,8 +43,21 @@ def addons() -> list[Addon]:
     import importlib
     import importlib.util
 
-    found = []
-    for name in ADDON_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            found.append(importlib.import_module(name).ADDON)
-    return found
+    found = [importlib.import_module(name).ADDON for name in ADDON_MODULES
+             if importlib.util.find_spec(name) is not None]
+    return start_order(found)
+
+
+def start_order(found: list[Addon]) -> list[Addon]:
+    """`found` in the registry's order, each add-on moved behind the roles it names in `after`."""
+    roles = {addon.role for addon in found}
+    ordered: list[Addon] = []
+    waiting = list(found)
+    while waiting:
+        placed = {addon.role for addon in ordered}
+        ready = next((a for a in waiting if all(r in placed or r not in roles for r in a.after)), None)
+        if ready is None:
+            raise ValueError(f"sandbox add-ons wait on each other: {', '.join(a.role for a in waiting)}")
+        ordered.append(ready)
+        waiting.remove(ready)
+    return ordered

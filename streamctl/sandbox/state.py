@@ -52,7 +52,7 @@ class SandboxState:
     admin_port: int | None = None  # ZooKeeper AdminServer
     cluster_id: str | None = None
     secure: bool = False  # SASL on Kafka and ZooKeeper (streamctl.sandbox.secure)
-    distributed: bool = False  # the job on a Spark standalone cluster (streamctl.jobs.cluster_addon)
+    distributed: bool = False  # the job on a Spark standalone cluster (streamctl.demo.spark_cluster)
     extras: dict = field(default_factory=dict)  # what add-ons remember (topics, paths)
 
     def by_role(self, role: str) -> list[Service]:

@@ -10,7 +10,6 @@ from streamctl.model.health import NotEvaluated
 
 
 SECTION = "spark section (spark.jobs or spark.masters)"
-OPT_IN = False
 
 
 def configured(ctx) -> bool:

@@ -38,7 +38,7 @@ def jobs_list(session: Session, output: str) -> None:
       streamctl jobs list
     """
     from streamctl.spark import jobs as spark_jobs
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
 
     rows = []
     items = spark_jobs.entries(_context(session, optional=True))

@@ -20,7 +20,7 @@ from streamctl.backends.spark_master import MasterUnreachable, app_ui_url
 from streamctl.model.spark_cluster import SparkCluster
 from streamctl.model.spark import JobView
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.jobs import launcher
+from streamctl.spark import launcher
 
 
 @dataclass(frozen=True)

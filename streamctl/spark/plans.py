@@ -17,7 +17,7 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.ops import Change, Plan, execute
 
 if TYPE_CHECKING:
-    from streamctl.jobs.launcher import JobSpec, RunRecord
+    from streamctl.spark.launcher import JobSpec, RunRecord
 
 START_TIMEOUT = 180.0  # seconds to wait for a started query to report in
 RECENT_PROGRESS = 60.0  # a running query writes its progress file at least every ~10 s
@@ -38,7 +38,7 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
     """What starting `name` would change; warnings when it already runs (here or elsewhere)."""
     from streamctl.backends.checkpoint_store import StoreUnreachable
     from streamctl.backends.spark import CheckpointError, read_checkpoint
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
     from streamctl.spark import jobs as spark_jobs
 
     spec = _spec_for(ctx, name, master)
@@ -70,7 +70,7 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
 def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     """Start the planned job, wait up to `wait` s for its query (0: don't), audit; one line back."""
     from streamctl.jvm import maven, processes as procs
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
 
     name, spec = plan.target, plan.spec
     if not plan.changes:
@@ -107,7 +107,7 @@ def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
 
 def _spec_for(ctx, name: str, master: str | None):
     """The job's spec: the saved one (a previous start, the sandbox) or a new one for a shipped job."""
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
 
     spec = launcher.load_spec(name)
     configured = ctx.spark.jobs.get(name)
@@ -158,7 +158,7 @@ def _sandbox_service(spec):
 def plan_stop(name: str, grace: float | None = None) -> JobPlan:
     """What stopping `name` would change; only jobs streamctl started here (their pid is known).
     `grace`: seconds for a clean stop between batches (None: the launcher's default)."""
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
 
     grace = launcher.STOP_GRACE if grace is None else grace
     spec, record = launcher.load_spec(name), launcher.load_run(name)
@@ -174,7 +174,7 @@ def plan_stop(name: str, grace: float | None = None) -> JobPlan:
 
 def stop(ctx, plan: JobPlan) -> str:
     """Stop the planned job (and its sandbox service), verify it is gone, audit; one line back."""
-    from streamctl.jobs import launcher
+    from streamctl.spark import launcher
 
     name, spec, record = plan.target, plan.spec, plan.record
     if not plan.changes:

@@ -15,7 +15,6 @@ MIN_CROSSCHECK_TIME = 1.0
 
 
 SECTION = "zookeeper section"
-OPT_IN = False
 
 
 def configured(ctx) -> bool:

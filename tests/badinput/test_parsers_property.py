@@ -36,7 +36,7 @@ from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
 from streamctl.flume.history import History
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.flume.health import flume_health
-from streamctl.jobs import launcher
+from streamctl.spark import launcher
 from streamctl.ops import audit
 from streamctl.kafka import offsets, topics
 

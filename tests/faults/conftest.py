@@ -10,12 +10,12 @@ import httpx
 import pytest
 
 from streamctl.jvm import processes as procs
-from streamctl.agents.sandbox_addon import AGENT_SERVICE
+from streamctl.demo.flume_agent import AGENT_SERVICE
 from streamctl.backends.flume import FlumeError, fetch
-from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.errors import StreamctlError
-from streamctl.jobs import launcher
-from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
+from streamctl.spark import launcher
+from streamctl.demo.spark_job import JOB, SERVICE as JOB_SERVICE, runs_root
 from streamctl.sandbox.stack import zookeeper_mode
 
 START_ORDER = ("zookeeper", "broker", "flume", "spark", "connect")

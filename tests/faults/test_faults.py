@@ -30,9 +30,9 @@ from confluent_kafka.admin import AdminClient
 from streamctl.jvm import processes as procs
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.errors import StreamctlError
-from streamctl.jobs import launcher
-from streamctl.connect.sandbox_addon import DEMO_CONNECTOR
-from streamctl.jobs.sandbox_addon import JOB, SERVICE as JOB_SERVICE, runs_root
+from streamctl.spark import launcher
+from streamctl.demo.connect_worker import DEMO_CONNECTOR
+from streamctl.demo.spark_job import JOB, SERVICE as JOB_SERVICE, runs_root
 from streamctl.sandbox.stack import zookeeper_mode
 from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import bug_marker

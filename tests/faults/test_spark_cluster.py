@@ -18,10 +18,10 @@ import pytest
 
 from streamctl.backends.checkpoint_store import WebHdfsStore
 from streamctl.backends.spark import read_checkpoint
-from streamctl.jobs.cluster_addon import ROLE
-from streamctl.jobs.hdfs_addon import ROLE as HDFS
-from streamctl.jobs.sandbox_addon import JOB, runs_root
-from streamctl.jobs import launcher
+from streamctl.demo.spark_cluster import ROLE
+from streamctl.demo.hdfs import ROLE as HDFS
+from streamctl.demo.spark_job import JOB, runs_root
+from streamctl.spark import launcher
 from streamctl.sandbox.stack import Sandbox
 from tests.check_reasons import assert_unknowns_are_service_conditions, unevaluated
 from tests.conftest import RunningSandbox
@@ -208,7 +208,8 @@ def test_a_stopped_driver_is_gone_from_the_cluster_and_crit(distributed):
 
 
 def test_the_flume_agent_fans_out_to_its_hdfs_sink(distributed):
-    from streamctl.agents.sandbox_addon import AGENT, access_log, sandbox_agents
+    from streamctl.demo.flume_agent import AGENT, access_log
+    from streamctl.flume.control import sandbox_agents
     from streamctl.backends.flume import fetch
 
     metrics_url = sandbox_agents(distributed.sandbox.state())[AGENT]["metrics_url"]

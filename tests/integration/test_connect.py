@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from tests.integration.kafka_helpers import unique, write_context
 
 pytestmark = pytest.mark.integration

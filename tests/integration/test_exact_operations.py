@@ -207,7 +207,7 @@ def _drain(sock: socket.socket) -> None:
 
 @pytest.fixture
 def swallowing_proxy(sandbox):
-    from streamctl.connect.sandbox_addon import url
+    from streamctl.demo.connect_worker import url
 
     proxy = AnswerSwallowingProxy(url(sandbox.state))
     yield proxy
@@ -215,7 +215,7 @@ def swallowing_proxy(sandbox):
 
 
 def test_a_connect_create_whose_answer_is_lost_is_not_sent_to_the_second_worker(sandbox, swallowing_proxy, tmp_path):
-    from streamctl.connect.sandbox_addon import url
+    from streamctl.demo.connect_worker import url
 
     worker = url(sandbox.state)
     name = unique("exact-sink")

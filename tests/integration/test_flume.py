@@ -14,10 +14,11 @@ import yaml
 from confluent_kafka import Consumer, TopicPartition
 
 from streamctl.jvm import processes as procs
-from streamctl.agents import launcher
+from streamctl.flume import launcher
 from streamctl.backends.kafka_client import KafkaError
 from streamctl.jvm.java import java
-from streamctl.agents.sandbox_addon import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC, sandbox_agents
+from streamctl.demo.flume_agent import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC
+from streamctl.flume.control import sandbox_agents
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.integration

@@ -77,6 +77,22 @@ def test_lint_of_the_shipped_agent_and_a_checkpoint_read(installed, tmp_path):
     assert json.loads(checkpoint.stdout)["latest_committed"] == 32
 
 
+def test_the_sandbox_add_ons_load_and_find_the_demo_files(installed, tmp_path):
+    """What `sandbox up` reads from the wheel: every add-on (streamctl/demo/, through the registry),
+    the Streams app's source and the shipped Spark job (jobs/), the agent definitions (agents/)."""
+    code = ("from importlib import resources\n"
+            "from streamctl.sandbox.addons import addons\n"
+            "from streamctl.demo.streams_app import SOURCE\n"
+            "from streamctl.flume.launcher import shipped_definition\n"
+            "from streamctl.spark.launcher import SHIPPED\n"
+            "print(' '.join(a.role for a in addons()))\n"
+            "print(SOURCE.is_file(), all(resources.files('streamctl.jobs').joinpath(script).is_file()\n"
+            "                            for script, _ in SHIPPED.values()), 'KafkaSink' in shipped_definition('weblogs'))\n")
+    result = _run([installed / "python", "-c", code], cwd=tmp_path, env=_clean_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["hdfs flume spark-cluster spark streams connect", "True True True"]
+
+
 def test_check_against_the_sandbox(installed, sandbox, tmp_path):
     env = _clean_env(XDG_STATE_HOME=str(tmp_path / "state"), STREAMCTL_CONFIG=str(sandbox.config_path))
     result = _run([installed / "streamctl", "check", "--component", "kafka"], cwd=tmp_path, env=env, timeout=60)

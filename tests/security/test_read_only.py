@@ -19,7 +19,7 @@ import pytest
 from streamctl.backends.kafka_admin import KafkaAdmin
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.cli import cli
-from streamctl.connect.sandbox_addon import url
+from streamctl.demo.connect_worker import url
 from tests.security.helpers import one_error_line, topic_with_group, unique
 
 pytestmark = pytest.mark.integration

@@ -89,7 +89,7 @@ def test_the_connect_worker_logs_in_with_scram_and_runs_the_demo_sink(secure):
     0600 JAAS file; the sandbox context reaches its REST API."""
     import httpx
 
-    from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+    from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 
     base = url(secure.state)
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from streamctl.backends.connect import ConnectUnreachable, _connector
-from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.model.connect import ConnectCluster
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.tui.app import StreamctlApp

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from textual.binding import Binding
 
-from streamctl.connect.sandbox_addon import DEMO_CONNECTOR, url
+from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.overview.dashboard_source import make_dashboard
-from streamctl.jobs import launcher
+from streamctl.spark import launcher
 from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
 from streamctl.tui.screens.group_detail import GroupDetailScreen
 from streamctl.tui.screens.topic_detail import TopicDetailScreen

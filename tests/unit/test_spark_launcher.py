@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from streamctl.jobs import launcher
+from streamctl.spark import launcher
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "spark"
 # `mvn dependency:copy-dependencies` of spark-sql-kafka-0-10_2.13:4.2.0 (runtime scope).
@@ -69,7 +69,7 @@ def test_submit_argv_cluster_binds_no_loopback():
 
 
 def test_building_argv_imports_no_pyspark():
-    code = ("import sys\nfrom streamctl.jobs import launcher\nlauncher.spark_submit()\n"
+    code = ("import sys\nfrom streamctl.spark import launcher\nlauncher.spark_submit()\n"
             "print(any(m.split('.')[0] == 'pyspark' for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

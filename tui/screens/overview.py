@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Tree
 
+from streamctl import systems
 from streamctl.check.render import component_states
 from streamctl.model.health import Severity
 from streamctl.tui.screens.base import DataScreen
@@ -22,23 +23,14 @@ from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.health_card import HealthCard
 from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 
-COMPONENTS = ("kafka", "zookeeper", "flume", "spark", "connect")
-OPTIONAL = {"connect"}  # a card only while the context configures it
+# One card per system that declares one (the registry, streamctl/systems.py), in its order.
+COMPONENTS = tuple(card.component for card in systems.cards())
+OPTIONAL = {card.component for card in systems.cards() if card.optional}  # a card only while configured
 FLOW_NODES = 60  # drawn at most, worst sources first: redrawn each refresh, on the event loop
-CARD_SCREENS = {"kafka": "brokers", "zookeeper": "zookeeper", "flume": "agents", "spark": "jobs",
-                "connect": "connect"}
+CARD_SCREENS = {card.component: card.screen for card in systems.cards()}
 SEVERITY_STYLE = {"CRIT": "bold red", "WARN": "yellow", "UNKNOWN": "magenta", "OK": "green"}
 # Metrics shown on each card: (metric name, label)
-FIGURES = {
-    "kafka": [("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),
-              ("kafka_offline_partitions", "offline"), ("kafka_max_group_lag_records", "max lag")],
-    "zookeeper": [("zookeeper_servers_serving", "serving"), ("zookeeper_servers", "servers"),
-                  ("zookeeper_latency_avg_ms", "avg ms"), ("zookeeper_kafka_brokers", "kafka brokers")],
-    "flume": [("flume_agents_up", "agents up"), ("flume_max_channel_fill_pct", "max fill %")],
-    "spark": [("spark_jobs", "jobs"), ("spark_jobs_down", "down")],
-    "connect": [("connect_up", "up"), ("connect_connectors", "connectors"),
-                ("connect_tasks_running", "tasks running"), ("connect_tasks_failed", "tasks failed")],
-}
+FIGURES = {card.component: list(card.figures) for card in systems.cards()}
 
 
 class OverviewScreen(DataScreen):

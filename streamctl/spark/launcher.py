@@ -4,7 +4,7 @@ a per-job folder under the state dir. Never imports pyspark (spark-submit runs i
     <state>/jobs/<name>/spec.json   how to run it (master, script, arguments, jars, UI port, log)
     <state>/jobs/<name>/run.json    the last start: pid + create_time, log offset, app id, UI URL
 
-`python -m streamctl.jobs.launcher run SPEC` records its own pid and execs spark-submit, so the
+`python -m streamctl.spark.launcher run SPEC` records its own pid and execs spark-submit, so the
 recorded pid IS the driver JVM (spark-submit's scripts exec java) whoever spawned it: `jobs start`
 or the sandbox, which keeps the same argv across restarts.
 """
@@ -20,6 +20,7 @@ import signal
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import psutil
@@ -35,7 +36,7 @@ DRIVER_MEMORY = "768m"
 DEFAULT_MASTER = "local[2]"
 STOP_GRACE = 30.0  # seconds for the query to stop between batches, before SIGTERM/SIGKILL
 
-# Jobs this package ships: name -> (script in streamctl.jobs, default arguments).
+# Jobs streamctl ships: name -> (script in streamctl.jobs, the jobs/ folder; default arguments).
 SHIPPED = {
     "weblog-stats": ("weblog_stats.py", ["--input-topic", "weblogs", "--output-topic", "weblog-stats",
                                          "--trigger-seconds", "5", "--starting-offsets", "earliest"]),
@@ -204,7 +205,7 @@ def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,
         checkpoint = str(Path(checkpoint_dir or folder / "checkpoint").expanduser().absolute())
         progress = Path(progress_file or Path(checkpoint).parent / "progress.jsonl")
     return JobSpec(
-        name=name, script=str(Path(__file__).with_name(script)), master=master,
+        name=name, script=str(resources.files("streamctl.jobs").joinpath(script)), master=master,
         bootstrap_servers=bootstrap_servers, checkpoint_dir=checkpoint,
         progress_file=str(progress.expanduser().absolute()),
         ui_port=ui_port or procs.free_ports(1)[0], log=str(log or folder / "driver.log"),
@@ -241,7 +242,7 @@ def submit_argv(spec: JobSpec) -> tuple[list[str], dict[str, str]]:
 
 def launcher_argv(spec_file: Path) -> list[str]:
     """What spawns a job: this module's `run`, which records the pid and execs spark-submit."""
-    return [sys.executable, "-m", "streamctl.jobs.launcher", "run", str(spec_file)]
+    return [sys.executable, "-m", "streamctl.spark.launcher", "run", str(spec_file)]
 
 
 def exec_run(spec_file: Path) -> None:
@@ -376,12 +377,12 @@ def _last_error(record: RunRecord) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] != "run":
-        print("usage: python -m streamctl.jobs.launcher run SPEC.json", file=sys.stderr)
+        print("usage: python -m streamctl.spark.launcher run SPEC.json", file=sys.stderr)
         return ExitCode.USAGE
     try:
         exec_run(Path(args[1]))
     except (OSError, StreamctlError, ValueError, TypeError) as exc:
-        print(f"streamctl.jobs.launcher: error: {exc}", file=sys.stderr)
+        print(f"streamctl.spark.launcher: error: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
     return ExitCode.OK  # not reached: exec replaced this process
 

@@ -1,16 +1,17 @@
-"""The demo Kafka Streams app in `streamctl sandbox up`: StatusCounts.java (beside this file)
+"""The demo Kafka Streams app in `streamctl sandbox up`: jobs/StatusCounts.java
 counting the weblogs lines per HTTP status code, run by the JDK's single-file source launcher
 against the kafka-streams jars of the cluster's Kafka version.
 
 Its application id names its consumer group and prefixes its internal topics
 (`weblog-statuses-by-status-repartition`, `weblog-statuses-status-counts-changelog`).
-On the KRaft sandbox, `status_watch.py` reads its output as a consumer-protocol (KIP-848)
+On the KRaft sandbox, `jobs/status_watch.py` reads its output as a consumer-protocol (KIP-848)
 group. Neither listens on a port (shown as 0).
 """
 
 from __future__ import annotations
 
 import sys
+from importlib import resources
 from pathlib import Path
 
 from streamctl.atomic import write_atomic
@@ -25,7 +26,7 @@ WATCH_SERVICE = "status-watch"
 INPUT = "weblogs"
 OUTPUT = "weblog-status-counts"
 HEAP = "128m"
-SOURCE = Path(__file__).with_name("StatusCounts.java")
+SOURCE = resources.files("streamctl.jobs").joinpath("StatusCounts.java")  # the app, shipped in jobs/
 SLF4J_SIMPLE = "org.slf4j:slf4j-simple:1.7.36"  # the slf4j 1.x both Kafka versions log through
 
 KAFKA_STREAMS = maven.register(maven.ArtifactSet(
@@ -87,4 +88,4 @@ def context(state: SandboxState) -> dict:
 
 
 ADDON = Addon(role="streams", artifact_sets=(KAFKA_STREAMS, KAFKA_STREAMS_KRAFT), plan=plan, ready=ready,
-              context=context)
+              context=context, after=("flume", "spark"))  # the agent feeds its input; after the job as always

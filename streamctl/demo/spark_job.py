@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
-from streamctl.jobs import cluster_addon, hdfs_addon, launcher
+from streamctl.demo import hdfs as demo_hdfs, spark_cluster
+from streamctl.spark import launcher
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.state import SandboxState, Service
@@ -20,7 +21,7 @@ SERVICE = f"spark-{JOB}"
 OUTPUT = "weblog-stats"  # what weblog_stats.py writes
 TOPICS = {"weblogs": 3, OUTPUT: 3}  # name -> partitions
 # On the --distributed sandbox's cluster: one executor, driver and executor on the loopback.
-CLUSTER_CONF = {"spark.executor.memory": cluster_addon.EXECUTOR_MEMORY, "spark.cores.max": "2",
+CLUSTER_CONF = {"spark.executor.memory": spark_cluster.EXECUTOR_MEMORY, "spark.cores.max": "2",
                 "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
 
 
@@ -36,9 +37,9 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     sandbox.ensure_topics(state, TOPICS)
     data = sandbox.root / "data" / "spark" / JOB
     log = sandbox.root / "logs" / f"{SERVICE}.log"
-    master = cluster_addon.master_url(state)
+    master = spark_cluster.master_url(state)
     spec = launcher.new_spec(
-        JOB, state.bootstrap_servers, checkpoint_dir=hdfs_addon.checkpoint_url(state, JOB) or data / "checkpoint",
+        JOB, state.bootstrap_servers, checkpoint_dir=demo_hdfs.checkpoint_url(state, JOB) or data / "checkpoint",
         progress_file=data / "progress.jsonl", log=log, ui_port=procs.free_ports(1)[0],
         jars_root=sandbox.jars_root, root=runs_root(sandbox),
         sandbox={"root": str(sandbox.root), "service": SERVICE},
@@ -65,7 +66,7 @@ def context(state: SandboxState) -> dict:
         return {}
     # On the --distributed sandbox the driver's UI address is left out: it is resolved from the
     # Master, as it is for a job whose driver runs on another host.
-    keys = ("checkpoint_dir", "progress_file") if cluster_addon.master_url(state) else \
+    keys = ("checkpoint_dir", "progress_file") if spark_cluster.master_url(state) else \
         ("checkpoint_dir", "ui_url", "progress_file")
     hdfs = state.extras.get("hdfs")
     on_hdfs = {"webhdfs_url": hdfs["webhdfs_url"], "hdfs_user": hdfs["user"]} if hdfs else {}
@@ -73,4 +74,5 @@ def context(state: SandboxState) -> dict:
 
 
 ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,
-              context=lambda state: {"spark": context(state)} if context(state) else {})
+              context=lambda state: {"spark": context(state)} if context(state) else {},
+              after=(demo_hdfs.ROLE, spark_cluster.ROLE))  # its checkpoint on HDFS, its master

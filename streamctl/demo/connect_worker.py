@@ -131,4 +131,4 @@ def context(state: SandboxState) -> dict:
 
 
 ADDON = Addon(role="connect", artifact_sets=(CONNECT_FILE, CONNECT_FILE_KRAFT), plan=plan, ready=ready,
-              context=context, secure=True)
+              context=context, secure=True, after=("spark",))  # its demo sink reads the job's output

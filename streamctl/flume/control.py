@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from streamctl import paths
 from streamctl.jvm import processes as procs
-from streamctl.agents import launcher
+from streamctl.flume import launcher
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
 
@@ -41,8 +41,6 @@ class Control:
 def control_for(name: str, agent, sandbox=None) -> Control:
     """How `agent` (a config FlumeAgent) is started and stopped."""
     if sandbox is not None:
-        from streamctl.agents.sandbox_addon import sandbox_agents
-
         for known in sandbox_agents(sandbox.load()).values():
             if known["metrics_url"] == agent.metrics_url:
                 return Control("sandbox", known["service"])
@@ -51,6 +49,14 @@ def control_for(name: str, agent, sandbox=None) -> Control:
     if agent.config_file:
         return Control("launcher", f"streamctl's Flume {launcher.FLUME_VERSION} with {agent.config_file}")
     return Control("none", "no command or config_file in the config")
+
+
+def sandbox_agents(state) -> dict[str, dict]:
+    """Agents a sandbox runs (its state's `flume` extras, written by the demo's flume_agent add-on):
+    name -> {service, metrics_url, config_file, access_log, topic}."""
+    if state is None:
+        return {}
+    return dict(state.extras.get("flume", {}).get("agents", {}))
 
 
 def state_dir() -> Path:

@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
-from streamctl.agents import launcher
+from streamctl.flume import launcher
 from streamctl.backends.flume import FlumeError, fetch
+from streamctl.flume.control import sandbox_agents
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.state import SandboxState, Service
@@ -79,16 +80,9 @@ def context(state: SandboxState) -> dict:
         for name, a in agents.items()}}}
 
 
-def sandbox_agents(state: SandboxState | None) -> dict[str, dict]:
-    """Agents the sandbox runs: name -> {service, metrics_url, config_file, access_log, topic}."""
-    if state is None:
-        return {}
-    return dict(state.extras.get("flume", {}).get("agents", {}))
-
-
 def access_log(state: SandboxState) -> Path:
     return Path(sandbox_agents(state)[AGENT]["access_log"])
 
 
 ADDON = Addon(role=ROLE, artifact_sets=(launcher.FLUME, launcher.FLUME_HDFS), plan=plan, ready=ready,
-              context=context)
+              context=context, after=("hdfs",))  # --distributed: its HDFS sink writes there

@@ -1,6 +1,6 @@
 """A Spark standalone cluster for `streamctl sandbox up --distributed`: one Master and one Worker
 started with pyspark's own `spark-class` (its exec'd java is the recorded pid), web UIs on free
-loopback ports. The demo job (sandbox_addon) is then submitted to spark://127.0.0.1:<port>.
+loopback ports. The demo job (spark_job) is then submitted to spark://127.0.0.1:<port>.
 
 Memory: each daemon runs with SPARK_DAEMON_MEMORY (256 MiB heap at most, about 220 MB resident); the
 Worker offers WORKER_CORES cores and WORKER_MEMORY to executors, and the demo job asks for one
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from streamctl.jobs import launcher
+from streamctl.spark import launcher
 from streamctl.jvm import processes as procs
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.stack import Sandbox
@@ -94,4 +94,4 @@ def context(state: SandboxState) -> dict:
     return {"spark": {"masters": [cluster["master_ui"]]}} if cluster else {}
 
 
-ADDON = Addon(role=ROLE, plan=plan, ready=ready, context=context, distributed_only=True)
+ADDON = Addon(role=ROLE, plan=plan, ready=ready, context=context, distributed_only=True, after=("hdfs",))

@@ -1,0 +1,32 @@
+"""What Kafka brings to streamctl (the registry: streamctl/systems.py). Kafka Streams apps are
+one of its resources: their command, screen, pipeline nodes and the demo app are declared here."""
+
+from streamctl.systems import Card, Collector, Screen, System
+
+SYSTEM = System(
+    name="kafka",
+    commands={
+        "brokers": "streamctl.kafka.commands:brokers",
+        "topics": "streamctl.kafka.commands:topics",
+        "groups": "streamctl.kafka.commands:groups",
+        "streams": "streamctl.kafka.streams_commands:streams",
+        "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
+    },
+    collectors={
+        "kafka": Collector("streamctl.kafka.collect"),
+        "quorum": Collector("streamctl.kafka.quorum", opt_in=True),  # a JVM start: KRaft's controller quorum
+    },
+    screens=(
+        Screen("brokers", "streamctl.tui.screens.brokers:BrokersScreen", "Brokers", key="2"),
+        Screen("topics", "streamctl.tui.screens.topics:TopicsScreen", "Topics", key="3"),
+        Screen("groups", "streamctl.tui.screens.groups:GroupsScreen", "Groups", key="4"),
+        Screen("streams", "streamctl.tui.screens.streams:StreamsScreen", "Kafka Streams", key="9"),
+    ),
+    card=Card("kafka", "brokers", figures=(
+        ("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),
+        ("kafka_offline_partitions", "offline"), ("kafka_max_group_lag_records", "max lag"))),
+    addons=("streamctl.demo.streams_app",),
+    # producer: named by the context; external: a writer streamctl does not know.
+    node_kinds={"topic": "topics", "group": "groups", "streams": "streams", "producer": "topics",
+                "external": "topics"},
+)
