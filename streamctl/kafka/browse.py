@@ -14,7 +14,7 @@ def latest(backend, topic: str, last: int = 20, offset: int | None = None, from_
            value: str | None = None, mask: tuple[str, ...] = ()) -> list[Record]:
     """The last `last` records of each partition (or from `offset` / `from_time`), newest last,
     keeping those whose value contains `value`."""
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.records import RecordReader
     from streamctl.kafka.records import Masker, RecordFilter, parse_time, start_offsets
 
     keep = RecordFilter.parse(value=value or None)
@@ -36,7 +36,7 @@ def latest(backend, topic: str, last: int = 20, offset: int | None = None, from_
 def at_offsets(backend, positions: dict[tuple[str, int], int],
                mask: tuple[str, ...] = ()) -> dict[tuple[str, int], Record | None]:
     """The record at each (topic, partition)'s offset: None where there is none yet."""
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.records import RecordReader
     from streamctl.kafka.records import Masker
 
     masker = Masker.from_config(mask)

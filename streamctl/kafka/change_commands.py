@@ -20,7 +20,7 @@ from streamctl.ops.preview import EXECUTE, finish, show
 def _admin(session: Session, operation: str, execute: bool):
     """The context and an admin client, once read-only mode has been ruled out for an
     execution (a dry run plans in a read-only context too)."""
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.ops import require_writable
 
     ctx = session.context()

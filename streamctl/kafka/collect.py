@@ -6,8 +6,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from streamctl.backends.kafka_isolated import KafkaClientCrashed, isolated_backend
-from streamctl.backends.kafka_client import Deadline, KafkaError
+from streamctl.backends.kafka.isolated import KafkaClientCrashed, isolated_backend
+from streamctl.backends.kafka.client import Deadline, KafkaError
 from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
@@ -68,7 +68,7 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
 
 def _silent(addresses: list[str], deadline_at: float, known_ids=None) -> list:
     """The brokers among `addresses` that do not answer, asked in the time left before the deadline."""
-    from streamctl.backends.kafka_probe import silent_brokers
+    from streamctl.backends.kafka.probe import silent_brokers
 
     timeout = min(PROBE_TIMEOUT, deadline_at - time.monotonic() - 0.4)
     return silent_brokers(addresses, timeout, known_ids) if timeout >= 0.3 else []

@@ -17,8 +17,8 @@ from streamctl.errors import StreamctlError, UsageError
 @contextmanager
 def _kafka(session: Session):
     """The context and a client for its cluster; a read that fails names the cluster."""
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.isolated import isolated_backend
 
     ctx = session.context()
     try:

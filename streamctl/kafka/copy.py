@@ -96,8 +96,8 @@ def group_of(copy_id: str) -> str:
 
 
 def plan(ctx, request: CopyRequest, restart: bool = False, chunk_records: int = CHUNK_RECORDS) -> CopyPlan:
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_records import CopyCursor, RecordReader
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.records import CopyCursor, RecordReader
 
     src, dst = request.source, request.destination
     if src == dst:
@@ -215,8 +215,8 @@ def execute(ctx, plan: CopyPlan, request: CopyRequest, progress: Callable[[str],
             max_rate: int | None = None) -> str:
     """Copies the plan's records in transactions (chunks of plan.chunk_records); never retried
     once begun: a re-run resumes from the last commit."""
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_records import CopyCursor, TransactionalWriter
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.records import CopyCursor, TransactionalWriter
 
     if max_rate:
         plan.chunk_records = max(1, min(plan.chunk_records, max_rate * RATE_CHUNK_SECONDS))
@@ -243,8 +243,8 @@ def execute(ctx, plan: CopyPlan, request: CopyRequest, progress: Callable[[str],
 
 
 def _copy(ctx, plan: CopyPlan, request: CopyRequest, writer, group_metadata, progress, pace: _Pace) -> int:
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.records import RecordReader
 
     keep = plan.keep if plan.keep.active else None
     positions = dict(plan.starts)

@@ -3,7 +3,7 @@
 record at the committed offset was not read.
 
 Plain data in and out, so the dashboard runs it in its Kafka client process next to the
-snapshot (backends/kafka_process.py): on a large cluster this is ~100 ms of Python work a
+snapshot (backends/kafka/process.py): on a large cluster this is ~100 ms of Python work a
 refresh, which would otherwise hold the dashboard's GIL while the screen draws.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from streamctl.kafka.lagstore import GroupStatus, LagStore
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 
-# Seconds a topic's key configs are reused while its ISR is full (backends/kafka.py): describing
+# Seconds a topic's key configs are reused while its ISR is full (backends/kafka/cluster.py): describing
 # 300 topics costs the brokers 0.2-0.4 s a run, most of check's wait on a large cluster.
 CONFIGS_KEPT = 300.0
 

@@ -57,8 +57,8 @@ def read_input(source: Path | None, input_format: str, key_separator: str | None
 
 def destination(ctx, topic: str) -> Destination:
     """The topic's partitions and the largest record batch it takes; no topic: a usage error."""
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.isolated import isolated_backend
 
     try:
         md = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout).metadata(topic)
@@ -112,9 +112,9 @@ def transactional_id(topic: str, batch: list[OutgoingRecord]) -> str:
 
 
 def execute(ctx, plan: ProducePlan, batch: list[OutgoingRecord]) -> str:
-    from streamctl.backends.kafka_authz import NotAuthorized
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_records import TransactionalWriter
+    from streamctl.backends.kafka.authz import NotAuthorized
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.records import TransactionalWriter
 
     writer = TransactionalWriter(ctx.kafka.client_config(), ctx.kafka.timeout, transactional_id(plan.target, batch),
                                  plan.max_record_bytes, TRANSACTION_TIMEOUT_MS)

@@ -24,8 +24,8 @@ TABLE_MAX_BYTES = 64 * 1024 * 1024  # a table holds its rows until it prints the
 
 @contextmanager
 def _reader(session: Session):
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.records import RecordReader
 
     ctx = session.context()
     try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from streamctl.backends.kafka_authz import NotAuthorized
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka.authz import NotAuthorized
+from streamctl.backends.kafka.client import KafkaError
 from streamctl.errors import UsageError
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.ops import Change, Plan

@@ -75,10 +75,10 @@ class Dashboard:
 
     def __post_init__(self):
         from streamctl import paths
-        from streamctl.backends.kafka_process import KafkaProcess
+        from streamctl.backends.kafka.process import KafkaProcess
 
         self.read_only = self.read_only or bool(getattr(self.ctx, "read_only", False))
-        # In a child process: librdkafka can abort the process it runs in (see kafka_process).
+        # In a child process: librdkafka can abort the process it runs in (see backends/kafka/process.py).
         self.kafka = KafkaProcess(self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout,
                                   log_path=paths.state_dir() / "kafka-client.log")
         self.kafka.start()

@@ -192,7 +192,7 @@ def test_config_nested_deeply(text):
                        st.text(max_size=10) | st.integers().map(str), max_size=3),
        st.floats(min_value=1e-9, max_value=1e12))
 def test_kafka_client_from_any_loaded_config_is_built_or_refused_in_one_line(properties, timeout):
-    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.backends.kafka.cluster import KafkaBackend
 
     text = yaml.safe_dump({"current-context": "p", "contexts": {"p": {"kafka": {
         "bootstrap_servers": "127.0.0.1:9", "timeout": timeout, "properties": properties}}}})

@@ -15,7 +15,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from streamctl.jvm import processes as procs
 from streamctl.agents import launcher
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka.client import KafkaError
 from streamctl.jvm.java import java
 from streamctl.agents.sandbox_addon import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC, sandbox_agents
 from tests.conftest import run_cli

@@ -9,9 +9,9 @@ from confluent_kafka.admin import (
     OffsetSpec, ResourcePatternType, ResourceType,
 )
 
-from streamctl.backends.kafka import KafkaBackend
-from streamctl.backends.kafka_authz import CLUSTER, Acl, refusal
-from streamctl.backends.kafka_client import KafkaError, mutation
+from streamctl.backends.kafka.cluster import KafkaBackend
+from streamctl.backends.kafka.authz import CLUSTER, Acl, refusal
+from streamctl.backends.kafka.client import KafkaError, mutation
 
 
 class KafkaAdmin(KafkaBackend):

@@ -26,7 +26,7 @@ class KafkaAnswerLost(KafkaError, AnswerLost):
 
 def mutation(method):
     """Marks a client method that changes the cluster. A call of it whose client process dies or
-    hangs after the call began is never made again (kafka_isolated, kafka_process): its outcome
+    hangs after the call began is never made again (isolated.py, process.py): its outcome
     is read back instead. Methods without the mark are reads, asked again after a crash."""
     method.mutates = True
     return method
@@ -48,7 +48,7 @@ def socket_timeout_ms(timeout: float) -> str:
 
 
 class ForkGuard:
-    """No librdkafka client lives in this process at the moment it forks (kafka_isolated).
+    """No librdkafka client lives in this process at the moment it forks (isolated.py).
 
     A thread of a live client may hold one of librdkafka's global locks (it takes one to create
     and destroy every client) just as another thread forks; the child's own client then waits on
@@ -175,7 +175,7 @@ class Deadline:
 
 def call(fn, what: str, refused: Callable[[KafkaException], KafkaError | None] | None = None):
     """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors
-    (`refused` may name an error better: an authorizer's refusal, kafka_authz)."""
+    (`refused` may name an error better: an authorizer's refusal, authz.py)."""
     try:
         return fn()
     except KafkaException as exc:

@@ -6,7 +6,7 @@ a coordinator-bound admin request (DescribeGroups, OffsetFetch, OffsetCommit: th
 fix, PR #5397, is not released). A CLI run is short and fails with its one call; the dashboard
 lives for hours through broker restarts and must not. So its KafkaAdmin runs here: a call in
 flight when the child dies fails with one line, and the next call starts a new child. A
-mutation (`@mutation` in kafka_client) in flight then is a KafkaAnswerLost: it may have been
+mutation (`@mutation` in client.py) in flight then is a KafkaAnswerLost: it may have been
 made, so it is not sent again and the plan core reads its outcome back.
 
 `KafkaProcess` has KafkaAdmin's methods; arguments and results cross the process boundary
@@ -29,7 +29,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError, mutates
+from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError, mutates
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time
@@ -121,7 +121,7 @@ class _Child:
         log = _open_log(log_path)
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "streamctl.backends.kafka_process", str(theirs.fileno())],
+                [sys.executable, "-m", "streamctl.backends.kafka.process", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=log, start_new_session=True,  # the terminal's signals are the dashboard's
                 # Two malloc arenas, not one per thread: its dozens of short-lived threads
@@ -193,7 +193,7 @@ class _Child:
 
 
 def _mutates(method: str, kwargs: dict) -> bool:
-    from streamctl.backends.kafka_admin import KafkaAdmin
+    from streamctl.backends.kafka.admin import KafkaAdmin
 
     return mutates(KafkaAdmin, method, kwargs)
 
@@ -229,7 +229,7 @@ def serve(fd: int) -> None:
     conn = Connection(fd)
     client_config, timeout = conn.recv()
     try:
-        from streamctl.backends.kafka_admin import KafkaAdmin
+        from streamctl.backends.kafka.admin import KafkaAdmin
 
         admin = KafkaAdmin(client_config, timeout=timeout)
     except StreamctlError as exc:  # a property librdkafka rejects: every call says so

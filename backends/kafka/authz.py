@@ -14,7 +14,7 @@ from typing import Iterable
 
 from confluent_kafka import KafkaError as KafkaErrorCode
 
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka.client import KafkaError
 
 # Refusal code -> the resource type it is about, as kafka-acls.sh names it.
 REFUSALS = {

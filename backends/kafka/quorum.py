@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka.client import KafkaError
 from streamctl.model.kafka import Quorum, QuorumNode
 
 TOOL = "org.apache.kafka.tools.MetadataQuorumCommand"

@@ -22,8 +22,8 @@ from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaExcepti
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
-from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
-from streamctl.backends.kafka_client import (
+from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
+from streamctl.backends.kafka.client import (
     Deadline, KafkaError, call, mutation, new_client, reason, socket_timeout_ms, tls_reason,
 )
 from streamctl.model.kafka import (
@@ -467,7 +467,7 @@ class KafkaBackend:
             probe.unassign()
         return stamps
 
-    # ---- topic creation (the sandbox and tests use it; operations live in kafka_admin.py) ----
+    # ---- topic creation (the sandbox and tests use it; operations live in admin.py) ----
 
     @mutation
     def create_topic(self, name: str, partitions: int, replication_factor: int,

@@ -4,7 +4,7 @@ librdkafka 2.16 can abort or segfault the process it runs in when a coordinator-
 request meets a moved or disconnected group coordinator (the enq_once refcount assertion,
 confluentinc/librdkafka#4605; the NULL group handle in rd_kafka_cgrp_op under
 rd_kafka_handle_OffsetFetch, #5040). The dashboard keeps its client in a long-lived child
-(kafka_process.py). Short-lived processes, `check` and the CLI commands, use this: each call
+(process.py). Short-lived processes, `check` and the CLI commands, use this: each call
 forks (the parent holds no librdkafka client, so the child starts clean), makes its own
 client, runs, and sends back the pickled answer. A child that dies of a signal is replaced by
 a fresh one after a pause that doubles (0.5, 1, 2 s): both crashes strike while a coordinator is
@@ -24,7 +24,7 @@ nothing is asked of Kafka twice. A child that began but does not answer within i
 killed and the call fails.
 
 A crash is retried only when nothing can have reached Kafka twice: a read (any time), or a
-mutation whose child died before it began (methods marked `@mutation` in kafka_client; callers
+mutation whose child died before it began (methods marked `@mutation` in client.py; callers
 of call_in_child say `mutates=`). A mutation whose child crashed, hung or died after it began
 may have been made: it is a KafkaAnswerLost, never sent again, and the plan core reads the
 outcome back (streamctl.ops.execute). STREAMCTL_TEST_CRASH_AFTER (tests only; production never
@@ -46,9 +46,9 @@ import signal
 import time
 from functools import partial
 
-from streamctl.backends import kafka_client
+from streamctl.backends.kafka import client as kafka_client
 from streamctl.backends.child_stacks import ChildStacks
-from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError, mutates
+from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError, mutates
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
 CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
@@ -103,9 +103,9 @@ class IsolatedKafka:
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
     """A KafkaBackend (KafkaAdmin with admin=True) for the context, each call in a child."""
     if admin:
-        from streamctl.backends.kafka_admin import KafkaAdmin as client_class
+        from streamctl.backends.kafka.admin import KafkaAdmin as client_class
     else:
-        from streamctl.backends.kafka import KafkaBackend as client_class
+        from streamctl.backends.kafka.cluster import KafkaBackend as client_class
     return IsolatedKafka(client_class, client_config, timeout=timeout)
 
 
