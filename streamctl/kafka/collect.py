@@ -12,7 +12,7 @@ from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
 from streamctl.kafka.lagstore import default_path
-from streamctl.kafka.streams import find_apps, streams_health
+from streamctl.kafka.streams.apps import find_apps, streams_health
 from streamctl.model.health import Finding, Metric, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled

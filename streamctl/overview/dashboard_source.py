@@ -123,7 +123,7 @@ class Dashboard:
 
     def streams_apps(self) -> list:
         """The Kafka Streams apps among the groups, with the outputs the context declares."""
-        from streamctl.kafka.streams import find_apps
+        from streamctl.kafka.streams.apps import find_apps
 
         outputs = {name: app.outputs for name, app in self.ctx.kafka.streams.items()}
         return find_apps(self.kafka_snapshot(lag_time=False), self.ctx.thresholds.allowed_lag, outputs)
@@ -132,13 +132,13 @@ class Dashboard:
                       from_time: str | None = None, value: str | None = None) -> list:
         """A topic's latest records (or from an offset or a time), masked, read in the Kafka
         client process like every other Kafka read of the dashboard."""
-        from streamctl.kafka.browse import latest
+        from streamctl.kafka.records.browse import latest
 
         return self.kafka.call_with_admin(latest, topic, last, offset, from_time, value, tuple(self.ctx.records.mask))
 
     def next_records(self, positions: dict) -> dict:
         """The record at each (topic, partition)'s offset (a group's committed ones), masked."""
-        from streamctl.kafka.browse import at_offsets
+        from streamctl.kafka.records.browse import at_offsets
 
         return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
 

@@ -38,7 +38,8 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.flume.health import flume_health
 from streamctl.jobs import launcher
 from streamctl.ops import audit
-from streamctl.kafka import offsets, topics
+from streamctl.kafka.groups import offsets
+from streamctl.kafka.topics import plans as topics
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

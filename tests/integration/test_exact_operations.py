@@ -131,7 +131,7 @@ class _ReadsElsewhere:
 
 
 def test_a_crash_whose_read_back_fails_is_outcome_unknown_audited_unknown(sandbox, tmp_path, monkeypatch):
-    from streamctl.kafka import execute as kafka_exec
+    from streamctl.kafka.topics import execute as kafka_exec
     from streamctl.ops import Plan, audit
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

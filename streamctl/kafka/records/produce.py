@@ -33,7 +33,7 @@ class Destination:
 
 def read_input(source: Path | None, input_format: str, key_separator: str | None,
                keep_timestamps: bool, keep_partitions: bool) -> list[OutgoingRecord]:
-    from streamctl.kafka import records
+    from streamctl.kafka.records import formats
 
     name = str(source) if source else "stdin"
     try:
@@ -49,10 +49,10 @@ def read_input(source: Path | None, input_format: str, key_separator: str | None
     if input_format == "lines" and lines and lines[-1] == "":
         lines.pop()  # the final newline ends the last record; it does not start one
     if input_format == "json":
-        return list(records.parse_json_lines(lines, name, keep_timestamps, keep_partitions))
+        return list(formats.parse_json_lines(lines, name, keep_timestamps, keep_partitions))
     if keep_timestamps or keep_partitions:
         raise UsageError("--keep-timestamps and --keep-partitions need --format json")
-    return list(records.parse_lines(lines, key_separator))
+    return list(formats.parse_lines(lines, key_separator))
 
 
 def destination(ctx, topic: str) -> Destination:
@@ -77,7 +77,7 @@ def too_large(size: int, limit: int, topic: str) -> str:
 
 
 def plan(ctx, topic: str, batch: list[OutgoingRecord]) -> ProducePlan:
-    from streamctl.kafka.records import record_batch_bytes
+    from streamctl.kafka.records.formats import record_batch_bytes
 
     dest = destination(ctx, topic)
     partitions = dest.partitions

@@ -26,7 +26,7 @@ class PeekView:
     def as_dict(self) -> dict:
         import json
 
-        from streamctl.kafka.records import to_json_line
+        from streamctl.kafka.records.formats import to_json_line
 
         return {"group": self.group, "topic": self.topic, "partition": self.partition, "committed": self.committed,
                 "log_end": self.log_end, "lag": self.lag, "status": self.status, "error": self.error,
@@ -36,7 +36,7 @@ class PeekView:
 def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
     from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.backends.kafka.records import RecordReader
-    from streamctl.kafka.records import Masker, partition_spec
+    from streamctl.kafka.records.formats import Masker, partition_spec
 
     from streamctl.backends.kafka.client import KafkaError
 

@@ -8,8 +8,8 @@ its state stores from the inputs.
 from __future__ import annotations
 
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.kafka import offsets
-from streamctl.kafka.streams import find_apps
+from streamctl.kafka.groups import offsets
+from streamctl.kafka.streams.apps import find_apps
 from streamctl.ops import Change
 
 MODES = ("to-earliest", "to-datetime", "by-duration")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from streamctl.kafka.copy import CHUNK_RECORDS
+from streamctl.kafka.records.copy import CHUNK_RECORDS
 from streamctl.model.records import headers_of, key_of, value_of
 from streamctl.ops.preview import EXECUTE
 from streamctl.kafka.completion import complete_group, complete_topic
@@ -55,12 +55,12 @@ _SELECTION_OPTIONS = (
 
 def selection_options(command):
     """The options `topics read` and `topics copy` choose records with, handed to the command
-    as one `selection` (records.Selection)."""
+    as one `selection` (formats.Selection)."""
 
     @functools.wraps(command)
     def with_selection(*args, partitions, offset, from_time, from_beginning, last, key_filter, value_filter,
                        value_regex, fields, headers, since, until, **kwargs):
-        from streamctl.kafka.records import Selection
+        from streamctl.kafka.records.formats import Selection
 
         selection = Selection(tuple(partitions), offset, from_time, from_beginning, last, key_filter, value_filter,
                               value_regex, tuple(fields), tuple(headers), since, until)
@@ -93,22 +93,22 @@ def topics_read(session: Session, topic: str, selection, limit, max_bytes, follo
       streamctl topics read weblogs --from-time -1h --value-regex 'status=5..' -o json
       streamctl topics read weblogs -f --header trace-id
     """
-    from streamctl.kafka import records
+    from streamctl.kafka.records import formats
 
     keep = selection.keep()
     with _reader(session) as (ctx, reader):
         starts = selection.starts(reader, topic)
-        masker = records.Masker.from_config(ctx.records.mask)
+        masker = formats.Masker.from_config(ctx.records.mask)
         if max_bytes is None and output == "table":
             max_bytes = TABLE_MAX_BYTES
         # A table waits for its last row: when following, each record is printed as it comes.
-        shown = _write(reader.read_batches(topic, starts, follow=follow), keep, masker,
+        shown = write_records(reader.read_batches(topic, starts, follow=follow), keep, masker,
                        "lines" if follow and output == "table" else output, limit, max_bytes)
     if output == "table":
         click.echo(f"{shown} record(s)", err=True)
 
 
-def _write(batches, keep, masker, output: str, limit: int, max_bytes: int | None) -> int:
+def write_records(batches, keep, masker, output: str, limit: int, max_bytes: int | None) -> int:
     """Print kept records as they come (a batch per fetch); stops at `limit` records or at the
     first record that reaches `max_bytes`."""
     out = sys.stdout
@@ -127,7 +127,7 @@ def _write(batches, keep, masker, output: str, limit: int, max_bytes: int | None
     finally:
         out.flush()
         if table_rows:
-            from streamctl.kafka.render import records_table
+            from streamctl.kafka.records.render import records_table
 
             records_table(table_rows)
     if interrupted:
@@ -168,19 +168,19 @@ def _take(batch: list, room: int, byte_room: int | None) -> tuple[list, int, boo
 
 def _emitter(output: str, out, table_rows: list):
     """Prints a batch of records in `output` form (a table collects them in `table_rows`)."""
-    from streamctl.kafka import records
+    from streamctl.kafka.records import formats
 
     if output == "json":
-        return lambda batch: out.write(records.to_json_lines(batch))
+        return lambda batch: out.write(formats.to_json_lines(batch))
     if output == "csv":
         writer = csv.writer(out)
         writer.writerow(["partition", "offset", "timestamp", "key", "value", "headers"])
-        return lambda batch: writer.writerows(map(records.csv_row, batch))
+        return lambda batch: writer.writerows(map(formats.csv_row, batch))
     if output == "raw":
         return lambda batch: out.buffer.write(b"".join([(r.value or b"") + b"\n" for r in batch]))
     if output == "lines":
         def lines(batch):
-            out.write("".join([records.text_line(r) + "\n" for r in batch]))
+            out.write("".join([formats.text_line(r) + "\n" for r in batch]))
             out.flush()
         return lines
     return table_rows.extend
@@ -208,7 +208,7 @@ def topics_produce(session: Session, topic: str, source: Path | None, input_form
       printf 'k1:v1\nk2:v2\n' | streamctl topics produce orders --key-separator :
       streamctl topics produce orders --from records.jsonl --format json --execute
     """
-    from streamctl.kafka import produce
+    from streamctl.kafka.records import produce
     from streamctl.ops import require_writable
     from streamctl.ops.preview import finish, show
 
@@ -252,7 +252,7 @@ def topics_copy(session: Session, source: str, destination: str, selection, limi
       streamctl topics copy weblogs-dlt weblogs --header error-class=timeout           # the plan
       streamctl topics copy weblogs-dlt weblogs --since -2h --keep-partitions --execute
     """
-    from streamctl.kafka import copy
+    from streamctl.kafka.records import copy
     from streamctl.ops import require_writable
     from streamctl.ops.preview import finish, show
 
@@ -281,7 +281,7 @@ def groups_peek(session: Session, group: str, partitions, count: int, output: st
     Example:
       streamctl groups peek connect-weblog-archive --count 5
     """
-    from streamctl.kafka import peek
+    from streamctl.kafka.records import peek
 
     ctx = session.context()
     views = peek.peek(ctx, group, partitions, count)
@@ -293,6 +293,6 @@ def groups_peek(session: Session, group: str, partitions, count: int, output: st
     if not views:
         click.echo(f"group {group} lags on no partition: nothing to peek at", err=True)
         return
-    from streamctl.kafka.render import peek_view
+    from streamctl.kafka.records.render import peek_view
 
     peek_view(views)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Callable
 
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.kafka.produce import TRANSACTION_TIMEOUT_MS, destination, too_large
-from streamctl.kafka.records import RecordFilter, Selection, record_batch_bytes
+from streamctl.kafka.records.produce import TRANSACTION_TIMEOUT_MS, destination, too_large
+from streamctl.kafka.records.formats import RecordFilter, Selection, record_batch_bytes
 from streamctl.ops import Change, Plan, execute as audited
 
 CHUNK_RECORDS = 100_000  # records in one transaction at most (--chunk-records)
@@ -192,7 +192,7 @@ def _describe(plan: CopyPlan, request: CopyRequest, counts: dict[int, list[int]]
 
 
 def _when(epoch: float) -> str:
-    from streamctl.kafka.records import timestamp_text
+    from streamctl.kafka.records.formats import timestamp_text
 
     return timestamp_text(int(epoch * 1000))
 

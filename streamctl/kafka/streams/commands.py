@@ -5,20 +5,20 @@ from __future__ import annotations
 import click
 
 from streamctl.console import OUTPUT, emit
+from streamctl.errors import StreamctlError, UsageError
+from streamctl.kafka import clients
 from streamctl.ops.preview import EXECUTE, finish, show
 from streamctl.session import Session
-from streamctl.errors import StreamctlError, UsageError
 
 
 def _apps(session: Session, app_id: str | None = None):
     """The context and its Streams apps (one app's group only, when named)."""
-    from streamctl.kafka.commands import _kafka, _known_groups
-    from streamctl.kafka.streams import find_apps
+    from streamctl.kafka.streams.apps import find_apps
 
-    with _kafka(session) as (ctx, kafka):
+    with clients.cluster(session) as (ctx, kafka):
         keep = (lambda g: g == app_id) if app_id else (lambda g: True)
         snap = kafka.snapshot(lag_time=False, group_filter=keep,
-                              known_groups=[app_id] if app_id else _known_groups(ctx))
+                              known_groups=[app_id] if app_id else clients.history_groups(ctx))
     outputs = {name: app.outputs for name, app in ctx.kafka.streams.items()}
     apps = find_apps(snap, ctx.thresholds.allowed_lag, outputs)
     if snap.errors and not apps:
@@ -47,7 +47,7 @@ def streams_list(session: Session, output: str) -> None:
     Example:
       streamctl streams list -o json
     """
-    from streamctl.kafka.render import streams_table
+    from streamctl.kafka.streams.render import streams_table
 
     emit(output, [app_dict(a) for a in _apps(session)], streams_table)
 
@@ -63,7 +63,7 @@ def streams_describe(session: Session, app_id: str, output: str) -> None:
     Example:
       streamctl streams describe weblog-statuses
     """
-    from streamctl.kafka.render import streams_detail
+    from streamctl.kafka.streams.render import streams_detail
 
     apps = _apps(session, app_id)
     if not apps:
@@ -88,10 +88,9 @@ def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duratio
       streamctl streams reset weblog-statuses --to-earliest --execute
     """
     from streamctl import times
-    from streamctl.kafka import execute as kafka_exec
-    from streamctl.kafka.change_commands import _admin
-    from streamctl.kafka.render import reset_table
-    from streamctl.kafka.streams_reset import MODES, plan_streams_reset
+    from streamctl.kafka.groups.render import reset_table
+    from streamctl.kafka.streams import execute as streams_exec
+    from streamctl.kafka.streams.reset import MODES, plan_streams_reset
 
     chosen = [(m, v) for m, v in (("to-datetime", to_datetime), ("by-duration", by_duration)) if v is not None]
     chosen += [("to-earliest", None)] if to_earliest else []
@@ -102,12 +101,12 @@ def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duratio
         times.parse_datetime(value)
     if mode == "by-duration":
         times.parse_time(value, "--by-duration")
-    ctx, admin = _admin(session, "streams reset", execute)
+    ctx, admin = clients.admin(session, "streams reset", execute)
     plan, resets = plan_streams_reset(admin, app_id, mode, value, declared=ctx.kafka.streams)
     show(plan, output, lambda p: reset_table(p, resets))
 
     def run():
-        undo = kafka_exec.reset_streams_app(admin, ctx.name, plan, resets)
+        undo = streams_exec.reset_streams_app(admin, ctx.name, plan, resets)
         if undo:
             click.echo(f"undo file: {undo} (streamctl groups undo-reset {app_id})", err=True)
 
