@@ -38,7 +38,7 @@ def admin(session: Session, operation: str, execute: bool):
 def history_groups(ctx) -> list[str]:
     """Groups the lag history saw: looked up directly if a coordinator move hides them from the listing."""
     from streamctl.kafka.history import known_groups
-    from streamctl.kafka.lagstore import default_path
+    from streamctl.kafka.lag.store import default_path
 
     return known_groups(default_path(), ctx.name)
 

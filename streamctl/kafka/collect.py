@@ -11,7 +11,7 @@ from streamctl.backends.kafka.client import Deadline, KafkaError
 from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-from streamctl.kafka.lagstore import default_path
+from streamctl.kafka.lag.store import default_path
 from streamctl.kafka.streams.apps import find_apps, streams_health
 from streamctl.model.health import Finding, Metric, Severity
 

@@ -32,7 +32,7 @@ def complete_topic(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 def complete_group(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     from streamctl.kafka.history import known_groups
-    from streamctl.kafka.lagstore import default_path
+    from streamctl.kafka.lag.store import default_path
 
     context = completion_context(ctx)
     if context is None:

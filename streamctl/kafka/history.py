@@ -1,5 +1,5 @@
 """A Kafka snapshot joined with the lag history: its offsets recorded, its groups judged
-(Burrow-style, streamctl.kafka.lagstore), and lag in time filled in from the history where the
+(Burrow-style, streamctl.kafka.lag.rules), and lag in time filled in from the history where the
 record at the committed offset was not read.
 
 Plain data in and out, so the dashboard runs it in its Kafka client process next to the
@@ -14,7 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from streamctl.kafka.lagstore import GroupStatus, LagStore
+from streamctl.kafka.lag.rules import GroupStatus
+from streamctl.kafka.lag.store import LagStore
+from streamctl.kafka.lag.topic_configs import TopicConfigCache
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 
 # Seconds a topic's key configs are reused while its ISR is full (backends/kafka/cluster.py): describing
@@ -40,14 +42,15 @@ def snapshot_with_history(backend, request: HistoryRequest,
     serves both (it holds no lock while the snapshot is read); the groups it holds are checked
     for when the group listing misses them. The history is read while the brokers answer."""
     with LagStore(request.store) as store:
-        configs = store.topic_configs(request.context, CONFIGS_KEPT, time.time())
+        config_cache = TopicConfigCache(store)
+        configs = config_cache.read(request.context, CONFIGS_KEPT, time.time())
         known = dict(known_record_times=store.record_times(request.context),
                      known_groups=store.groups(request.context), known_topic_configs=configs)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
             read_ahead = pool.submit(store.read_ahead, request.context)
             snap = backend.snapshot(**known, **snapshot_options)
             read_ahead.result()
-        store.record_topic_configs(request.context, snap.topics, kept=configs)
+        config_cache.record(request.context, snap.topics, kept=configs)
         return _join(store, snap, request)
 
 

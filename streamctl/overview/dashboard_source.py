@@ -150,7 +150,7 @@ class Dashboard:
         shared lag history (check's cron runs fill it too), judged in the Kafka client process."""
         from streamctl.kafka.health import Filters
         from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-        from streamctl.kafka.lagstore import default_path
+        from streamctl.kafka.lag.store import default_path
 
         thresholds = self.ctx.thresholds
         request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,

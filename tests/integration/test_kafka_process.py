@@ -17,7 +17,8 @@ from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.process import KafkaProcess, KafkaProcessError
 from streamctl.errors import StreamctlError
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-from streamctl.kafka.lagstore import LagStatus, LagStore
+from streamctl.kafka.lag.rules import LagStatus
+from streamctl.kafka.lag.store import LagStore
 from tests.integration.kafka_helpers import commit, produce, unique
 
 pytestmark = pytest.mark.integration

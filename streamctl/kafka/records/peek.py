@@ -79,7 +79,7 @@ def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
 
 def _statuses(ctx, group: str) -> dict[tuple[str, int], str]:
     """Each partition's status in the lag history (check and the dashboard write it)."""
-    from streamctl.kafka.lagstore import LagStore, default_path
+    from streamctl.kafka.lag.store import LagStore, default_path
 
     path = default_path()
     if not path.exists():

@@ -10,46 +10,26 @@ A sample's lag is log_end - committed (at least 0), the log end carried forward 
 previous sample when a snapshot lacked it. Because every run stores the current log end, the
 lag of a consumer that stopped committing keeps growing instead of freezing at its last commit.
 
-Status of one partition. The judged samples are those taken within `window` seconds before
-`now`; if fewer than 2, all stored samples (the detail says so). "History" is all stored samples.
-
-1. UNKNOWN: fewer than 2 samples with a known lag.
-2. REWOUND: the committed offset went down between two consecutive judged samples
-   (the most recent drop is reported).
-3. OK: the latest lag <= allowed_lag.
-4. STOPPED: the committed offset has stood still for at least `window` seconds (from the first
-   sample at the current offset to the latest one) while the latest lag > allowed_lag. The log
-   end need not move: a backlog that nobody drains is a stop too.
-5. STALLED: history spans at least `window`, the committed offset moved across the judged
-   samples, yet the lag never shrank from one judged sample to the next (latest lag > allowed).
-6. LAGGING: otherwise (latest lag > allowed): "catching up" when the latest lag is below the
-   first judged one; "not judged yet" while history spans less than `window`.
-
-A group is as bad as its worst partition: REWOUND > STOPPED > STALLED > LAGGING > OK > UNKNOWN
-(UNKNOWN only if every partition is; the order among the first three is only a tie-break).
-Only the partitions in the group's latest recorded snapshot are judged; `record` deletes
-partitions (and so groups) not seen for `expire_after` seconds.
+A partition's samples: series.py; statuses: rules.py (Burrow-style); the topic config cache,
+in the same file: topic_configs.py.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import sys
-from array import array
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import Enum
-from functools import cached_property, partial
-from itertools import groupby, pairwise, takewhile
-from operator import eq, itemgetter, sub
+from functools import cached_property
+from itertools import groupby, pairwise
+from operator import itemgetter
 from pathlib import Path
 
 from streamctl import paths
 from streamctl.errors import StreamctlError
-from streamctl.model.kafka import PartitionLag, Topic
+from streamctl.kafka.lag.rules import GroupStatus, LagStatus, PartitionStatus, judge, summary
+from streamctl.kafka.lag.series import Series
+from streamctl.model.kafka import PartitionLag
 
 # Each entry upgrades the schema by one version; user_version counts the entries applied.
 _MIGRATIONS = (
@@ -76,140 +56,22 @@ def default_path() -> Path:
     return paths.state_dir() / "lag.sqlite"
 
 
-class LagStatus(str, Enum):
-    OK = "OK"
-    LAGGING = "LAGGING"
-    STALLED = "STALLED"
-    STOPPED = "STOPPED"
-    REWOUND = "REWOUND"
-    UNKNOWN = "UNKNOWN"
-
-    @property
-    def rank(self) -> int:
-        """Worst-of order: REWOUND > STOPPED > STALLED > LAGGING > OK > UNKNOWN."""
-        return _RANK.index(self)
-
-
-_RANK = [LagStatus.UNKNOWN, LagStatus.OK, LagStatus.LAGGING, LagStatus.STALLED,
-         LagStatus.STOPPED, LagStatus.REWOUND]
-
-
-@dataclass(frozen=True)
-class PartitionStatus:
-    topic: str
-    partition: int
-    status: LagStatus
-    lag: int | None  # latest lag in records
-    detail: str  # one line for people
-
-
-@dataclass(frozen=True)
-class GroupStatus:
-    group: str
-    status: LagStatus
-    partitions: tuple[PartitionStatus, ...]
-    detail: str  # one line for people: the worst partition's story
-
-
 def _group_status(group: str, partitions: list, now: float, allowed_lag: int, window: float) -> GroupStatus:
-    """partitions: (group, topic, partition, _Series) of one group."""
+    """partitions: (group, topic, partition, Series) of one group."""
     latest = max(series.ts[-1] for *_, series in partitions)
     parts = []
     for _, topic, part, series in partitions:
         if series.ts[-1] == latest:  # partitions gone from the group's snapshot wait to expire
-            status, lag, detail = _judge(f"{topic}/{part}", *series.lags(), now, allowed_lag, window)
+            status, lag, detail = judge(f"{topic}/{part}", *series.lags(), now, allowed_lag, window)
             parts.append(PartitionStatus(topic, part, status, lag, detail))
-    status, detail = _summary(parts, allowed_lag)
+    status, detail = summary(parts, allowed_lag)
     return GroupStatus(group, status, tuple(parts), detail)
 
 
-OVERLAP = 30.0  # seconds within which two processes' reads may interleave
-_NO_LOG_END = -1  # a sample whose log end was not read, as packed
-
-
-@dataclass
-class _Series:
-    """One partition's samples by time: three columns, packed as little-endian float64 and int64."""
-
-    ts: list[float]
-    committed: list[int]
-    log_end: list[int | None]
-
-    @classmethod
-    def unpacked(cls, ts: bytes, committed: bytes, log_end: bytes) -> _Series:
-        ends = _unpack("q", log_end)
-        if _NO_LOG_END in ends:
-            ends = [None if end == _NO_LOG_END else end for end in ends]
-        return cls(_unpack("d", ts), _unpack("q", committed), ends)
-
-    def is_stale(self, ts: float, log_end: int | None) -> bool:
-        """Whether a sample at `ts` would make offsets seem to go back (see LagStore.record)."""
-        if self.ts and self.ts[-1] >= ts:
-            return True
-        if log_end is not None:
-            for i in range(len(self.ts) - 1, -1, -1):  # newest first: only the last OVERLAP seconds count
-                if self.ts[i] <= ts - OVERLAP:
-                    break
-                if self.log_end[i] is not None and self.log_end[i] > log_end:
-                    return True
-        return False
-
-    def add(self, ts: float, committed: int, log_end: int | None) -> None:
-        self.ts.append(ts)
-        self.committed.append(committed)
-        self.log_end.append(log_end)
-
-    def trim(self, max_samples: int, oldest: float) -> _Series:
-        """Only the newest `max_samples` samples not before `oldest` kept."""
-        start = max(len(self.ts) - max_samples, bisect_left(self.ts, oldest))
-        if start > 0:
-            del self.ts[:start], self.committed[:start], self.log_end[:start]
-        return self
-
-    def packed(self) -> tuple:
-        """(first_ts, last_ts, packed ts, committed, log_end): a row's columns."""
-        log_end = self.log_end
-        if None in log_end:
-            log_end = [_NO_LOG_END if end is None else end for end in log_end]
-        return self.ts[0], self.ts[-1], _pack("d", self.ts), _pack("q", self.committed), _pack("q", log_end)
-
-    def lags(self) -> tuple[list[float], list[int], list[int]]:
-        """The samples with a lag (at least 0), as columns (times, committed offsets, lags): a log
-        end not read is carried forward from the sample before (a sample before any is left out)."""
-        if None not in self.log_end:  # the usual case, in C: every sample has its lag
-            lags = list(map(sub, self.log_end, self.committed))
-            if not lags or min(lags) >= 0:
-                return self.ts, self.committed, lags
-        columns: tuple[list, list, list] = ([], [], [])
-        log_end = None
-        for ts, committed, end in zip(self.ts, self.committed, self.log_end):
-            if end is not None:
-                log_end = end
-            if log_end is not None:
-                for column, value in zip(columns, (ts, committed, max(0, log_end - committed))):
-                    column.append(value)
-        return columns
-
-
-def _read_series(db: sqlite3.Connection, context: str) -> list[tuple[str, str, int, _Series]]:
+def _read_series(db: sqlite3.Connection, context: str) -> list[tuple[str, str, int, Series]]:
     rows = db.execute("SELECT grp, topic, part, ts, committed, log_end FROM series WHERE context = ?"
                       " ORDER BY grp, topic, part", (context,)).fetchall()
-    return [(grp, topic, part, _Series.unpacked(*packed)) for grp, topic, part, *packed in rows]
-
-
-def _pack(code: str, values: list) -> bytes:
-    packed = array(code, values)
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed.tobytes()
-
-
-def _unpack(code: str, data: bytes) -> list:
-    values = array(code)
-    values.frombytes(data)
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values.tolist()
+    return [(grp, topic, part, Series.unpacked(*packed)) for grp, topic, part, *packed in rows]
 
 
 def _series_from_samples(db: sqlite3.Connection) -> None:
@@ -223,7 +85,7 @@ def _series_from_samples(db: sqlite3.Connection) -> None:
     rows = db.execute("SELECT context, grp, topic, part, ts, committed, log_end FROM samples"
                       " ORDER BY context, grp, topic, part, ts").fetchall()
     for key, samples in groupby(rows, key=itemgetter(0, 1, 2, 3)):
-        series = _Series([], [], [])
+        series = Series([], [], [])
         for *_, ts, committed, log_end in samples:
             series.add(ts, committed, log_end)
         db.execute("INSERT INTO series VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*key, *series.packed()))
@@ -236,10 +98,10 @@ class _KnownHistory:
 
     context: str
     version: int
-    history: list[tuple[str, str, int, _Series]]
+    history: list[tuple[str, str, int, Series]]
 
     @cached_property
-    def by_key(self) -> dict[tuple[str, str, int], _Series]:
+    def by_key(self) -> dict[tuple[str, str, int], Series]:
         return {(grp, topic, part): series for grp, topic, part, series in self.history}
 
 
@@ -290,10 +152,10 @@ class LagStore:
 
         Several processes read and record at once (check from cron, the dashboard). A sample
         dated no later than one already stored is stale, and so is one whose log end is below
-        a sample of the last OVERLAP seconds (its log ends were read before the other's):
+        a sample of the last series.OVERLAP seconds (its log ends were read before the other's):
         either would make offsets seem to go back, so neither is stored."""
         oldest = now - self.retention
-        with self._write() as db:
+        with self.transaction() as db:
             stored = {(grp, topic, part): series for grp, topic, part, series in self._history(context, forget=True)}
             rows = []
             for p in lags:
@@ -302,7 +164,7 @@ class LagStore:
                 key = (p.group, p.topic, p.partition)
                 series = stored.get(key)
                 if series is None:
-                    series = stored[key] = _Series([], [], [])
+                    series = stored[key] = Series([], [], [])
                 log_end = _log_end_at_least(p)
                 if series.is_stale(now, log_end):
                     continue
@@ -313,7 +175,7 @@ class LagStore:
             aged = db.execute("SELECT context, grp, topic, part, ts, committed, log_end FROM series"
                               " WHERE first_ts < ?", (oldest,)).fetchall()
             for ctx, grp, topic, part, *packed in aged:
-                kept = _Series.unpacked(*packed).trim(self.max_samples, oldest)
+                kept = Series.unpacked(*packed).trim(self.max_samples, oldest)
                 if not kept.ts:
                     db.execute("DELETE FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
                                (ctx, grp, topic, part))
@@ -337,18 +199,6 @@ class LagStore:
             version = self._data_version()
         self._known = _KnownHistory(context, version, history)
 
-    def record_topic_configs(self, context: str, topics: Iterable[Topic],
-                             kept: Mapping[str, tuple[dict[str, str], float]]) -> None:
-        """Keep the key configs of a snapshot's topics with when each was read, in place of
-        those kept before (a topic deleted since is forgotten), when it read any afresh (not
-        in `kept`, what topic_configs gave it): else nothing is written."""
-        rows = [(context, t.name, t.configs_read_at, json.dumps(t.configs))
-                for t in topics if t.configs_read_at is not None]
-        if any(name not in kept or kept[name][1] != read_at for _, name, read_at, _ in rows):
-            with self._write() as db:
-                db.execute("DELETE FROM topic_configs WHERE context = ?", (context,))
-                db.executemany("INSERT INTO topic_configs VALUES (?, ?, ?, ?)", rows)
-
     # ------------------------------------------------------------------ reading
 
     def read_ahead(self, context: str) -> None:
@@ -359,12 +209,10 @@ class LagStore:
             version = self._data_version()
             self._known = _KnownHistory(context, version, _read_series(self._db, context))
 
-    def topic_configs(self, context: str, max_age: float, now: float) -> dict[str, tuple[dict[str, str], float]]:
-        """(key configs, when read) by topic, read within `max_age` seconds before `now`."""
+    def query(self, sql: str, parameters: tuple) -> list[tuple]:
+        """The rows of one read of the file (its other tables: topic_configs.py)."""
         with self._errors():
-            rows = self._db.execute("SELECT topic, configs, read_at FROM topic_configs WHERE context = ? AND read_at >= ?",
-                                    (context, now - max_age))
-            return {topic: (json.loads(configs), read_at) for topic, configs, read_at in rows}
+            return self._db.execute(sql, parameters).fetchall()
 
     def record_times(self, context: str) -> dict[tuple[str, int, int], float]:
         """Timestamps of the records at the committed offsets `record` last stored, by
@@ -407,7 +255,7 @@ class LagStore:
             return [(grp, topic, part, list(zip(series.ts, series.committed, series.log_end)))
                     for grp, topic, part, series in _read_series(self._db, context)]
 
-    def _history(self, context: str, forget: bool = False) -> list[tuple[str, str, int, _Series]]:
+    def _history(self, context: str, forget: bool = False) -> list[tuple[str, str, int, Series]]:
         """(group, topic, partition, samples) ordered by group, topic and partition: as known, if
         no other connection has written since, else read. `forget`: the caller changes it."""
         with self._errors():
@@ -416,7 +264,7 @@ class LagStore:
                 self._known = None
             return known.history if known else _read_series(self._db, context)
 
-    def _series(self, context: str, key: tuple[str, str, int]) -> _Series | None:
+    def _series(self, context: str, key: tuple[str, str, int]) -> Series | None:
         """One partition's samples, from the known history when it is current."""
         with self._errors():
             known = self._current(context)
@@ -425,7 +273,7 @@ class LagStore:
             row = self._db.execute(
                 "SELECT ts, committed, log_end FROM series WHERE context = ? AND grp = ? AND topic = ? AND part = ?",
                 (context, *key)).fetchone()
-        return _Series.unpacked(*row) if row else None
+        return Series.unpacked(*row) if row else None
 
     def _current(self, context: str) -> _KnownHistory | None:
         """The known history of `context`, if no other connection has written to the file since."""
@@ -459,7 +307,7 @@ class LagStore:
     # ------------------------------------------------------------------ plumbing
 
     def _migrate(self) -> None:
-        with self._write() as db:
+        with self.transaction() as db:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > len(_MIGRATIONS):
                 raise StreamctlError(
@@ -470,7 +318,7 @@ class LagStore:
                 db.execute(f"PRAGMA user_version = {number}")
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taking the lock up front (waits up to the busy timeout)."""
         with self._errors():
             self._db.execute("BEGIN IMMEDIATE")
@@ -496,61 +344,6 @@ class LagStore:
             else:
                 hint = "cannot be used"
             raise StreamctlError(f"lag history {self.path} {hint} ({exc})") from None
-
-
-def _judge(name: str, ts: list[float], committed: list[int], lags: list[int], now: float, allowed: int,
-           window: float) -> tuple[LagStatus, int | None, str]:
-    """One partition's (status, latest lag, detail) from its samples as columns, oldest first."""
-    if len(ts) < 2:
-        return LagStatus.UNKNOWN, lags[-1] if lags else None, f"{name} has {len(ts)} sample(s), 2 needed"
-    last_lag, last_committed = lags[-1], committed[-1]
-    first = bisect_left(ts, now - window)  # the first judged sample
-    note = ""
-    if len(ts) - first < 2:
-        first = 0
-        note = f" (under 2 samples in the {window:.0f} s window: judged all {len(ts)})"
-    judged = committed[first:]
-    if judged != sorted(judged):  # went back somewhere: the most recent drop is reported
-        for i in range(len(ts) - 1, first, -1):
-            if committed[i] < committed[i - 1]:
-                return LagStatus.REWOUND, last_lag, (
-                    f"{name} committed offset went back from {committed[i - 1]} to {committed[i]}"
-                    f" {now - ts[i]:.0f} s ago{note}")
-    if last_lag <= allowed:
-        return LagStatus.OK, last_lag, f"{name} lag {last_lag} <= allowed {allowed}"
-    over = f"lag {last_lag} > allowed {allowed}"
-    # The first of the latest samples at the current committed offset.
-    unchanged = len(list(takewhile(partial(eq, last_committed), reversed(committed))))
-    since = ts[-unchanged]
-    if ts[-1] - since >= window:
-        return LagStatus.STOPPED, last_lag, (
-            f"{name} committed offset {last_committed} unchanged for {ts[-1] - since:.0f} s"
-            f" while {over}{note}")
-    first_lag, span = lags[first], ts[-1] - ts[first]
-    covered = ts[-1] - ts[0] >= window
-    judged_lags = lags[first:]
-    if covered and last_committed > committed[first] and judged_lags == sorted(judged_lags):  # never shrank
-        return LagStatus.STALLED, last_lag, (
-            f"{name} committed offset moving but lag never shrank over {span:.0f} s"
-            f" ({first_lag} -> {last_lag}), {over}{note}")
-    if last_lag < first_lag:
-        why = f"catching up ({first_lag} -> {last_lag} over {span:.0f} s)"
-    elif not covered:
-        why = f"not judged yet: {ts[-1] - ts[0]:.0f} s of history, window {window:.0f} s"
-    else:
-        why = f"not shrinking over {span:.0f} s"
-    return LagStatus.LAGGING, last_lag, f"{name} {over}, {why}{note}"
-
-
-def _summary(parts: list[PartitionStatus], allowed: int) -> tuple[LagStatus, str]:
-    """The group's (status, detail) from its partitions'."""
-    worst = max(parts, key=lambda p: p.status.rank)
-    if worst.status is LagStatus.OK:
-        ok = sum(p.status is LagStatus.OK for p in parts)
-        return worst.status, f"lag <= allowed {allowed} on {ok} of {len(parts)} partition(s)"
-    alike = sum(p.status is worst.status for p in parts) - 1
-    more = f" (and {alike} more {worst.status.value})" if alike else ""
-    return worst.status, worst.detail + more
 
 
 def _log_end_at_least(lag: PartitionLag) -> int | None:
