@@ -1,5 +1,6 @@
-"""`topics read`, `topics produce` and `groups peek`: records, always bounded, never moving
-anyone's offsets (reads assign partitions themselves; they never join or commit a group)."""
+"""`topics read`, `topics produce`, `topics copy` and `groups peek`: records, always bounded, never
+moving anyone's offsets (reads assign partitions themselves; they never join or commit a group).
+The topics and groups click groups (topics/commands.py, groups/commands.py) list these commands."""
 
 from __future__ import annotations
 
