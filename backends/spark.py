@@ -233,7 +233,7 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
     """Latest offsets of every partition of `topics`: one metadata call, one list_offsets."""
     from confluent_kafka.admin import AdminClient
 
-    from streamctl.backends import kafka_client
+    from streamctl.backends.kafka import client as kafka_client
 
     if not topics:
         return {}
@@ -252,7 +252,7 @@ def _latest_offsets(admin, topics: set[str], timeout: float) -> dict[tuple[str, 
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import OffsetSpec
 
-    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka.client import KafkaError
 
     ends = time.monotonic() + timeout
     try:

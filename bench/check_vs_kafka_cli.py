@@ -11,7 +11,7 @@ of a core for 5 s, at most 2 minutes), runs every command --warmup times (the fi
 reported: check's has no lag history and reads every record), then times, as whole processes
 taking turns (median of --runs):
   streamctl    `streamctl check --format json` (every rule, lag of every group); its Kafka client
-               in a forked child (backends/kafka_isolated.py)
+               in a forked child (backends/kafka/isolated.py)
   in-process   the same check with its Kafka client in its own process (before the child): the
                cost of surviving a librdkafka crash
   kafka CLI    TopicCommand --describe --under-replicated-partitions --unavailable-partitions
@@ -145,8 +145,8 @@ def _commands(bootstrap: str) -> dict[str, tuple[list[str], tuple[int, ...]]]:
 
 # check as before the forked child: the client in check's own process.
 IN_PROCESS = (
-    "import sys, streamctl.backends.kafka_isolated as isolated\n"
-    "from streamctl.backends.kafka import KafkaBackend\n"
+    "import sys, streamctl.backends.kafka.isolated as isolated\n"
+    "from streamctl.backends.kafka.cluster import KafkaBackend\n"
     "isolated.isolated_backend = lambda config, timeout, admin=False: KafkaBackend(config, timeout=timeout)\n"
     "from streamctl.cli import main\n"
     "sys.exit(main())\n"

@@ -7,7 +7,7 @@ filters, masking, limits or checks).
 
 Assigns every partition from its beginning (no group joined), consumes in batches of 1,000 (the
 last one asking for what is left, so that it does not wait out consume's timeout) with
-librdkafka's prefetch as streamctl sets it (backends/kafka_records.PREFETCH), and writes a
+librdkafka's prefetch as streamctl sets it (backends/kafka/records.PREFETCH), and writes a
 batch's lines at once (a write a record costs a system call each under PYTHONUNBUFFERED), one
 line a record: topic, partition, offset, timestamp and its type, key and value as JSON strings,
 headers (the fields `topics read -o json` writes). Stops after COUNT records.
@@ -21,7 +21,7 @@ import uuid
 
 from confluent_kafka import Consumer, TopicPartition
 
-from streamctl.backends.kafka_records import PREFETCH, TIMESTAMP_TYPES
+from streamctl.backends.kafka.records import PREFETCH, TIMESTAMP_TYPES
 
 TIMEOUT = 30
 

@@ -3,7 +3,7 @@
 `check` turns any exception a collector raises into UNKNOWN (exit 3), the same code a broker
 away or a deadline gives: a test that accepts exit 3 must also ask why, or a collector raising
 TypeError on every run passes. The vocabulary below is the product's own (the NotEvaluated
-reasons of the collectors, backends/kafka_probe.py's `describe`, the KafkaError texts).
+reasons of the collectors, backends/kafka/probe.py's `describe`, the KafkaError texts).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _network_errors() -> frozenset[str]:
 NETWORK_ERRORS = _network_errors()
 
 # The one client condition `check` names that is not the service's: librdkafka crashing the
-# forked child every time (backends/kafka_isolated.py). Accepted only where a test forces it.
+# forked child every time (backends/kafka/isolated.py). Accepted only where a test forces it.
 CLIENT_CRASHED = re.compile(r"the Kafka client crashed( or hung starting)? \d+ times")
 
 

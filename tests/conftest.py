@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.kafka_isolated import isolated_backend
+from streamctl.backends.kafka.isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 
@@ -25,7 +25,7 @@ from streamctl.sandbox.state import SandboxState
 if "STREAMCTL_CHILD_STACKS" not in os.environ:
     os.environ["STREAMCTL_CHILD_STACKS"] = tempfile.mkdtemp(prefix="streamctl-child-stacks-")
 
-# The dump's header says how the child hung (backends/kafka_isolated.py). "hung": its call had
+# The dump's header says how the child hung (backends/kafka/isolated.py). "hung": its call had
 # begun and never answered within its patience: a hung call, a defect (the command failed, or
 # only check's deadline hid it), so the session fails. "hung starting" alone: a child that had
 # not begun its call within START_PATIENCE (a lock held by another thread at the fork, inside

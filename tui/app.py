@@ -122,7 +122,7 @@ class StreamctlApp(App):
         self.show_plan(request)
 
     def elect_leaders(self) -> None:
-        from streamctl.kafka import execute as kafka_exec
+        from streamctl.kafka.brokers import leaders as kafka_exec
         from streamctl.tui.screens.plan_dialog import OperationRequest
 
         kafka, context = self.source.kafka, self.source.context_name

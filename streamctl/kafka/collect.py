@@ -6,13 +6,13 @@ import time
 from functools import partial
 from pathlib import Path
 
-from streamctl.backends.kafka_isolated import KafkaClientCrashed, isolated_backend
-from streamctl.backends.kafka_client import Deadline, KafkaError
+from streamctl.backends.kafka.isolated import KafkaClientCrashed, isolated_backend
+from streamctl.backends.kafka.client import Deadline, KafkaError
 from streamctl.model.health import NotEvaluated
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-from streamctl.kafka.lagstore import default_path
-from streamctl.kafka.streams import find_apps, streams_health
+from streamctl.kafka.lag.store import default_path
+from streamctl.kafka.streams.apps import find_apps, streams_health
 from streamctl.model.health import Finding, Metric, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
@@ -67,7 +67,7 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
 
 def _silent(addresses: list[str], deadline_at: float, known_ids=None) -> list:
     """The brokers among `addresses` that do not answer, asked in the time left before the deadline."""
-    from streamctl.backends.kafka_probe import silent_brokers
+    from streamctl.backends.kafka.probe import silent_brokers
 
     timeout = min(PROBE_TIMEOUT, deadline_at - time.monotonic() - 0.4)
     return silent_brokers(addresses, timeout, known_ids) if timeout >= 0.3 else []

@@ -15,8 +15,8 @@ COMPLETION_TIMEOUT = 2.0  # seconds a <Tab> may wait for the cluster's metadata
 
 
 def complete_topic(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.isolated import isolated_backend
 
     context = completion_context(ctx)
     if context is None or context.kafka is None:
@@ -32,7 +32,7 @@ def complete_topic(ctx: click.Context, param: click.Parameter, incomplete: str) 
 
 def complete_group(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     from streamctl.kafka.history import known_groups
-    from streamctl.kafka.lagstore import default_path
+    from streamctl.kafka.lag.store import default_path
 
     context = completion_context(ctx)
     if context is None:

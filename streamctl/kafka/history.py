@@ -1,9 +1,9 @@
 """A Kafka snapshot joined with the lag history: its offsets recorded, its groups judged
-(Burrow-style, streamctl.kafka.lagstore), and lag in time filled in from the history where the
+(Burrow-style, streamctl.kafka.lag.rules), and lag in time filled in from the history where the
 record at the committed offset was not read.
 
 Plain data in and out, so the dashboard runs it in its Kafka client process next to the
-snapshot (backends/kafka_process.py): on a large cluster this is ~100 ms of Python work a
+snapshot (backends/kafka/process.py): on a large cluster this is ~100 ms of Python work a
 refresh, which would otherwise hold the dashboard's GIL while the screen draws.
 """
 
@@ -14,10 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from streamctl.kafka.lagstore import GroupStatus, LagStore
+from streamctl.kafka.lag.rules import GroupStatus
+from streamctl.kafka.lag.store import LagStore
+from streamctl.kafka.lag.topic_configs import TopicConfigCache
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 
-# Seconds a topic's key configs are reused while its ISR is full (backends/kafka.py): describing
+# Seconds a topic's key configs are reused while its ISR is full (backends/kafka/cluster.py): describing
 # 300 topics costs the brokers 0.2-0.4 s a run, most of check's wait on a large cluster.
 CONFIGS_KEPT = 300.0
 
@@ -40,14 +42,15 @@ def snapshot_with_history(backend, request: HistoryRequest,
     serves both (it holds no lock while the snapshot is read); the groups it holds are checked
     for when the group listing misses them. The history is read while the brokers answer."""
     with LagStore(request.store) as store:
-        configs = store.topic_configs(request.context, CONFIGS_KEPT, time.time())
+        config_cache = TopicConfigCache(store)
+        configs = config_cache.read(request.context, CONFIGS_KEPT, time.time())
         known = dict(known_record_times=store.record_times(request.context),
                      known_groups=store.groups(request.context), known_topic_configs=configs)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
             read_ahead = pool.submit(store.read_ahead, request.context)
             snap = backend.snapshot(**known, **snapshot_options)
             read_ahead.result()
-        store.record_topic_configs(request.context, snap.topics, kept=configs)
+        config_cache.record(request.context, snap.topics, kept=configs)
         return _join(store, snap, request)
 
 

@@ -3,7 +3,7 @@
     no quorum leader                          CRIT
     a voter more than quorum_voter_lag_warn records behind the leader    WARN
 
-Reading it starts Kafka's own tool in a JVM (backends/kafka_quorum.py), so it has its own
+Reading it starts Kafka's own tool in a JVM (backends/kafka/quorum.py), so it has its own
 timeout (kafka.quorum_timeout) and is never on check's default path.
 """
 
@@ -23,8 +23,8 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, **_options):
-    from streamctl.backends.kafka_client import KafkaError
-    from streamctl.backends.kafka_quorum import describe_quorum
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.backends.kafka.quorum import describe_quorum
     from streamctl.errors import StreamctlError
     from streamctl.jvm.java import tool_argv
 

@@ -6,11 +6,11 @@ from streamctl.systems import Card, Collector, Screen, System
 SYSTEM = System(
     name="kafka",
     commands={
-        "brokers": "streamctl.kafka.commands:brokers",
-        "topics": "streamctl.kafka.commands:topics",
-        "groups": "streamctl.kafka.commands:groups",
-        "streams": "streamctl.kafka.streams_commands:streams",
-        "elect-leaders": "streamctl.kafka.change_commands:elect_leaders",
+        "brokers": "streamctl.kafka.brokers.commands:brokers",
+        "topics": "streamctl.kafka.topics.commands:topics",
+        "groups": "streamctl.kafka.groups.commands:groups",
+        "streams": "streamctl.kafka.streams.commands:streams",
+        "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),

@@ -75,10 +75,10 @@ class Dashboard:
 
     def __post_init__(self):
         from streamctl import paths
-        from streamctl.backends.kafka_process import KafkaProcess
+        from streamctl.backends.kafka.process import KafkaProcess
 
         self.read_only = self.read_only or bool(getattr(self.ctx, "read_only", False))
-        # In a child process: librdkafka can abort the process it runs in (see kafka_process).
+        # In a child process: librdkafka can abort the process it runs in (see backends/kafka/process.py).
         self.kafka = KafkaProcess(self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout,
                                   log_path=paths.state_dir() / "kafka-client.log")
         self.kafka.start()
@@ -123,7 +123,7 @@ class Dashboard:
 
     def streams_apps(self) -> list:
         """The Kafka Streams apps among the groups, with the outputs the context declares."""
-        from streamctl.kafka.streams import find_apps
+        from streamctl.kafka.streams.apps import find_apps
 
         outputs = {name: app.outputs for name, app in self.ctx.kafka.streams.items()}
         return find_apps(self.kafka_snapshot(lag_time=False), self.ctx.thresholds.allowed_lag, outputs)
@@ -132,13 +132,13 @@ class Dashboard:
                       from_time: str | None = None, value: str | None = None) -> list:
         """A topic's latest records (or from an offset or a time), masked, read in the Kafka
         client process like every other Kafka read of the dashboard."""
-        from streamctl.kafka.browse import latest
+        from streamctl.kafka.records.browse import latest
 
         return self.kafka.call_with_admin(latest, topic, last, offset, from_time, value, tuple(self.ctx.records.mask))
 
     def next_records(self, positions: dict) -> dict:
         """The record at each (topic, partition)'s offset (a group's committed ones), masked."""
-        from streamctl.kafka.browse import at_offsets
+        from streamctl.kafka.records.browse import at_offsets
 
         return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
 
@@ -150,7 +150,7 @@ class Dashboard:
         shared lag history (check's cron runs fill it too), judged in the Kafka client process."""
         from streamctl.kafka.health import Filters
         from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-        from streamctl.kafka.lagstore import default_path
+        from streamctl.kafka.lag.store import default_path
 
         thresholds = self.ctx.thresholds
         request = HistoryRequest(self.lag_store or default_path(), self.context_name, thresholds.allowed_lag,

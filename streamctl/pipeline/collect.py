@@ -17,7 +17,7 @@ FLUME_TIMEOUT = 2.0
 
 def read(ctx, window: float, report=lambda _: None) -> Readings:
     """Two readings `window` seconds apart (the CLI and check)."""
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.isolated import isolated_backend
 
     kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     before = read_once(ctx, kafka, everything=False)

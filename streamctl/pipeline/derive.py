@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from streamctl.kafka.streams import find_apps
+from streamctl.kafka.streams.apps import find_apps
 from streamctl.model.health import Severity
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.pipeline import NEVER, Hop, Node, PipelineMap

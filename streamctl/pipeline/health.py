@@ -19,7 +19,7 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, **_options):
-    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka.client import KafkaError
     from streamctl.pipeline.collect import read
     from streamctl.pipeline.derive import derive
 

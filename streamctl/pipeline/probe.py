@@ -47,7 +47,7 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, read_only: bool = False, **_options):
-    from streamctl.backends.kafka_isolated import isolated_backend
+    from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.errors import StreamctlError
     from streamctl.ops import require_writable
     from streamctl.pipeline.collect import read_once, readings
@@ -79,7 +79,7 @@ def entry_topics(pipeline: PipelineMap) -> list[str]:
 def write_markers(ctx, topics: list[str], snapshot) -> dict[tuple[str, int], int]:
     """One marker per partition of each topic; (topic, partition) -> the offset a reader must
     reach (the marker's + 1). Audited as `check.probe`."""
-    from streamctl.backends.kafka_isolated import call_in_child
+    from streamctl.backends.kafka.isolated import call_in_child
     from streamctl.errors import StreamctlError
     from streamctl.model.records import OutgoingRecord
     from streamctl.ops import Change, NotAsPlanned, Plan, execute
@@ -119,8 +119,8 @@ def write_markers(ctx, topics: list[str], snapshot) -> dict[tuple[str, int], int
 
 
 def _send(client_config, timeout: float, records: dict) -> dict[tuple[str, int], int]:
-    from streamctl.backends.kafka_isolated import call_begins
-    from streamctl.backends.kafka_records import RecordWriter
+    from streamctl.backends.kafka.isolated import call_begins
+    from streamctl.backends.kafka.records import RecordWriter
 
     writer = RecordWriter(client_config, timeout)
     call_begins()  # from here on the markers may reach Kafka: never sent twice
@@ -134,7 +134,7 @@ def _find_markers(client_config, timeout: float, starts: dict[tuple[str, int], i
                   probe_id: str) -> dict[tuple[str, int], int]:
     """(topic, partition) -> the offset of the probe's marker, for those found from `starts`
     (a partition's log end before the write; None: from a minute before now)."""
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.records import RecordReader
 
     wanted = (HEADER, probe_id.encode())
     found = {}

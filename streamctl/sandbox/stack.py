@@ -315,13 +315,13 @@ class Sandbox:
 
     def kafka(self, state: SandboxState, timeout: float = 15.0):
         """A client of the sandbox's cluster (logged in on a --secure stack)."""
-        from streamctl.backends.kafka import KafkaBackend
+        from streamctl.backends.kafka.cluster import KafkaBackend
 
         return KafkaBackend(self._client_config(state), timeout=timeout, kraft=state.mode == "kraft")
 
     def kafka_admin(self, state: SandboxState, timeout: float = 15.0):
         """An admin client of the sandbox's cluster (a super user on a --secure stack)."""
-        from streamctl.backends.kafka_admin import KafkaAdmin
+        from streamctl.backends.kafka.admin import KafkaAdmin
 
         return KafkaAdmin(self._client_config(state), timeout=timeout, kraft=state.mode == "kraft")
 

@@ -76,8 +76,8 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
 
 def _compare(ctx, kafka_zk, deadline_at: float, kafka_backend):
     """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka_isolated import isolated_backend
-    from streamctl.backends.kafka_client import Deadline, KafkaError
+    from streamctl.backends.kafka.isolated import isolated_backend
+    from streamctl.backends.kafka.client import Deadline, KafkaError
 
     kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())

@@ -362,8 +362,8 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
         view = kafka_zk.view()
     crosscheck, skipped = None, None
     if not no_crosscheck:
-        from streamctl.backends.kafka_isolated import isolated_backend
-        from streamctl.backends.kafka_client import KafkaError
+        from streamctl.backends.kafka.isolated import isolated_backend
+        from streamctl.backends.kafka.client import KafkaError
         from streamctl.zookeeper.health import kafka_crosscheck
 
         try:

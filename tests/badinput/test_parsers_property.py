@@ -38,7 +38,8 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.flume.health import flume_health
 from streamctl.spark import launcher
 from streamctl.ops import audit
-from streamctl.kafka import offsets, topics
+from streamctl.kafka.groups import offsets
+from streamctl.kafka.topics import plans as topics
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -192,7 +193,7 @@ def test_config_nested_deeply(text):
                        st.text(max_size=10) | st.integers().map(str), max_size=3),
        st.floats(min_value=1e-9, max_value=1e12))
 def test_kafka_client_from_any_loaded_config_is_built_or_refused_in_one_line(properties, timeout):
-    from streamctl.backends.kafka import KafkaBackend
+    from streamctl.backends.kafka.cluster import KafkaBackend
 
     text = yaml.safe_dump({"current-context": "p", "contexts": {"p": {"kafka": {
         "bootstrap_servers": "127.0.0.1:9", "timeout": timeout, "properties": properties}}}})

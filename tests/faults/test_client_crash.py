@@ -1,5 +1,5 @@
 """A librdkafka crash in the middle of a CLI command or `check` ends only the forked child that
-made the call (backends/kafka_isolated.py): a crash is retried in a fresh child after a pause,
+made the call (backends/kafka/isolated.py): a crash is retried in a fresh child after a pause,
 four in a row are named.
 
 The moment is forced, not hoped for: every broker is frozen (SIGSTOP) so that the command's

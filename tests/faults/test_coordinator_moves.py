@@ -19,7 +19,7 @@ from collections import Counter
 
 import pytest
 
-from streamctl.backends.kafka_isolated import CRASH_PAUSES
+from streamctl.backends.kafka.isolated import CRASH_PAUSES
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import restart_service, wait_in_sync
 from streamctl.tui.app import StreamctlApp

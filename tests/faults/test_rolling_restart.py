@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.kafka.lagstore import LagStore
+from streamctl.kafka.lag.store import LagStore
 from streamctl.overview.dashboard_source import make_dashboard
 from streamctl.sandbox.restarts import rolling_restart
 from streamctl.tui.app import StreamctlApp

@@ -3,7 +3,7 @@
     python -m tests.integration.live_member BOOTSTRAP TOPIC GROUP CLIENT_ID
 
 Joins GROUP, polls TOPIC until SIGTERM, then leaves. The tests never run a polling client in
-their own process: streamctl forks its Kafka calls (kafka_isolated), and a child forked while
+their own process: streamctl forks its Kafka calls (backends/kafka/isolated.py), and a child forked while
 a foreign librdkafka thread holds one of its locks waits on that lock for good (a CI run's
 `snapshot` hung 130 s that way).
 """

@@ -1,7 +1,7 @@
 """Exact operations on the real sandbox: a change whose answer was lost is never sent again.
 
 The Kafka client's child is made to crash (SIGSEGV) right after the mutation's call returned,
-through the test-only STREAMCTL_TEST_CRASH_AFTER (backends/kafka_isolated.py): the change reached
+through the test-only STREAMCTL_TEST_CRASH_AFTER (backends/kafka/isolated.py): the change reached
 Kafka, its answer never reached the command. The hook crashes every call of the method it names,
 so a command that sent the change again would crash again (or meet "already exists"): each test
 sees the command read the change back, report it done with a note, audit it `ok`, and the cluster
@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streamctl.backends.kafka_isolated import CRASH_AFTER_ENV, isolated_backend
+from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV, isolated_backend
 from streamctl.errors import ExitCode, OutcomeUnknown
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
@@ -131,7 +131,7 @@ class _ReadsElsewhere:
 
 
 def test_a_crash_whose_read_back_fails_is_outcome_unknown_audited_unknown(sandbox, tmp_path, monkeypatch):
-    from streamctl.kafka import execute as kafka_exec
+    from streamctl.kafka.topics import execute as kafka_exec
     from streamctl.ops import Plan, audit
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -250,7 +250,7 @@ def test_a_connect_create_whose_answer_is_lost_is_not_sent_to_the_second_worker(
 def test_probe_markers_whose_producer_crashed_after_sending_are_found_not_written_twice(sandbox):
     """`check --probe` writes one marker per weblogs partition; its producer's child crashes right
     after the flush: the markers are looked for in the topic and the probe goes on with them."""
-    from streamctl.backends.kafka_records import RecordReader
+    from streamctl.backends.kafka.records import RecordReader
     from streamctl.pipeline.probe import HEADER
 
     started_ms = int(time.time() * 1000) - 5000

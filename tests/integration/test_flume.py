@@ -15,7 +15,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from streamctl.jvm import processes as procs
 from streamctl.flume import launcher
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka.client import KafkaError
 from streamctl.jvm.java import java
 from streamctl.demo.flume_agent import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC
 from streamctl.flume.control import sandbox_agents

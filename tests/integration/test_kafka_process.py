@@ -1,4 +1,4 @@
-"""The dashboard's Kafka client process (backends/kafka_process.py) against the real sandbox:
+"""The dashboard's Kafka client process (backends/kafka/process.py) against the real sandbox:
 answers as the in-process client does, survives its child aborting, keeps secrets off the
 command line and the child's stderr off ours."""
 
@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.kafka_client import KafkaError
-from streamctl.backends.kafka_admin import KafkaAdmin
-from streamctl.backends.kafka_process import KafkaProcess, KafkaProcessError
+from streamctl.backends.kafka.client import KafkaError
+from streamctl.backends.kafka.admin import KafkaAdmin
+from streamctl.backends.kafka.process import KafkaProcess, KafkaProcessError
 from streamctl.errors import StreamctlError
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
-from streamctl.kafka.lagstore import LagStatus, LagStore
+from streamctl.kafka.lag.rules import LagStatus
+from streamctl.kafka.lag.store import LagStore
 from tests.integration.kafka_helpers import commit, produce, unique
 
 pytestmark = pytest.mark.integration
@@ -112,7 +113,7 @@ def test_secrets_cross_the_socket_never_the_command_line(sandbox, tmp_path):
         pid = child_pid(client)
         command_line = Path(f"/proc/{pid}/cmdline").read_bytes().decode()
         environment = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
-        assert "kafka_process" in command_line
+        assert "streamctl.backends.kafka.process" in command_line
         assert secret not in command_line and secret not in environment
     finally:
         client.close()
@@ -154,7 +155,7 @@ def test_a_mutation_in_flight_when_the_child_dies_is_an_answer_lost_never_resent
     flight fails as before."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from streamctl.backends.kafka_client import KafkaAnswerLost
+    from streamctl.backends.kafka.client import KafkaAnswerLost
 
     topic = unique("kp-lost")
     pid = child_pid(client)

@@ -14,9 +14,9 @@ import textwrap
 
 import pytest
 
-from streamctl.backends.kafka_admin import KafkaAdmin
-from streamctl.backends.kafka_isolated import call_in_child
-from streamctl.backends.kafka_process import KafkaProcess
+from streamctl.backends.kafka.admin import KafkaAdmin
+from streamctl.backends.kafka.isolated import call_in_child
+from streamctl.backends.kafka.process import KafkaProcess
 from streamctl.ops import audit
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
@@ -80,7 +80,7 @@ def _coordinator(bootstrap: str, group: str) -> int:
 CLI_WITH_COORDINATOR_FROZEN = textwrap.dedent("""
     import os, signal, sys
     from streamctl import cli
-    from streamctl.backends.kafka_admin import KafkaAdmin
+    from streamctl.backends.kafka.admin import KafkaAdmin
 
     pids = dict(item.split("=") for item in os.environ["BROKER_PIDS"].split(","))
     real_commit = KafkaAdmin.commit_offsets

@@ -256,7 +256,7 @@ class _CountingConsumer:
 def test_a_read_asks_only_for_the_records_left_so_its_last_fetch_does_not_wait(sandbox):
     """consume() waits until it has as many messages as asked or its timeout: a read asking for
     a batch of 1,000 when 7 records are left waited a second for nothing (each `--last 1` took 1.4 s)."""
-    from streamctl.backends.kafka_records import BATCH, RecordReader
+    from streamctl.backends.kafka.records import BATCH, RecordReader
 
     topic = _topic(sandbox, partitions=3)
     _produce(sandbox, topic, [{"value": b"v%d" % i, "partition": i % 3} for i in range(7)])

@@ -6,7 +6,7 @@ import uuid
 
 from confluent_kafka import Consumer, TopicPartition
 
-from streamctl.backends.kafka import KafkaBackend
+from streamctl.backends.kafka.cluster import KafkaBackend
 
 
 def unique(prefix: str) -> str:

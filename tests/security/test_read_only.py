@@ -16,7 +16,7 @@ import click
 import httpx
 import pytest
 
-from streamctl.backends.kafka_admin import KafkaAdmin
+from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.cli import cli
 from streamctl.demo.connect_worker import url

@@ -21,7 +21,7 @@ from streamctl.flume.health import flume_health
 from streamctl.zookeeper.health import ensemble_health
 from streamctl.model.health import Evaluation
 from streamctl.kafka.serialize import snapshot_from_dict
-from streamctl.kafka.streams import find_apps
+from streamctl.kafka.streams.apps import find_apps
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"
 

@@ -1,6 +1,6 @@
 """The Groups screen says when its snapshot is partial: a group listing that timed out must not
 look like a cluster without groups. Snapshots recorded from the sandbox; the error texts are the
-ones backends/kafka.py writes for those failures."""
+ones backends/kafka/cluster.py writes for those failures."""
 
 from __future__ import annotations
 

@@ -101,7 +101,7 @@ async def test_a_read_only_dialog_shows_the_plan_and_refuses_to_execute_it():
 def _lost_answer_run(reread):
     """An operation run through the plan core whose answer is lost after it was sent (its Kafka
     client crashed after the call began), then re-read by `reread`."""
-    from streamctl.backends.kafka_client import KafkaAnswerLost
+    from streamctl.backends.kafka.client import KafkaAnswerLost
     from streamctl.ops import execute as run_plan
 
     def run(plan):
@@ -116,7 +116,7 @@ def _lost_answer_run(reread):
 
 
 async def test_an_unknown_outcome_is_shown_as_such_and_never_executed_again(tmp_path, monkeypatch):
-    from streamctl.backends.kafka_client import KafkaError
+    from streamctl.backends.kafka.client import KafkaError
     from streamctl.ops import audit
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

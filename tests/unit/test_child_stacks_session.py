@@ -2,7 +2,7 @@
 the session, however its tests ended; a child stuck starting and replaced is listed, not failed.
 
 Each case is a session of its own (a pytest subprocess with tests/conftest.py as its plugin),
-whose children hang for real through backends/kafka_isolated.py, their stacks in a directory
+whose children hang for real through backends/kafka/isolated.py, their stacks in a directory
 of their own (never the outer session's, which would then fail too)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from streamctl.backends import kafka_isolated
-from streamctl.backends.kafka_client import KafkaError
+from streamctl.backends.kafka import isolated as kafka_isolated
+from streamctl.backends.kafka.client import KafkaError
 
 
 def wait_forever():
@@ -35,7 +35,7 @@ def test_the_hang_is_caught_and_passes():
 STUCK_STARTING = """
 import time
 
-from streamctl.backends import kafka_isolated
+from streamctl.backends.kafka import isolated as kafka_isolated
 
 
 def test_a_child_stuck_starting_is_replaced(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from confluent_kafka.admin import PartitionMetadata, TopicMetadata
 
-from streamctl.backends.kafka import _isr_full
+from streamctl.backends.kafka.cluster import _isr_full
 
 
 def topic(*partitions: tuple[int, list[int], list[int]]) -> TopicMetadata:

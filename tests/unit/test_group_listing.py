@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 from confluent_kafka import KafkaError as KafkaErrorCode
 
-from streamctl.backends import kafka as kafka_backend
-from streamctl.backends.kafka import list_groups
-from streamctl.backends.kafka_client import Deadline
+from streamctl.backends.kafka import cluster as kafka_backend
+from streamctl.backends.kafka.cluster import list_groups
+from streamctl.backends.kafka.client import Deadline
 
 
 class _Listings:

@@ -16,7 +16,7 @@ import pytest
 
 from streamctl.config import Thresholds
 from streamctl.kafka.health import Filters, kafka_health
-from streamctl.kafka.lagstore import GroupStatus, LagStatus
+from streamctl.kafka.lag.rules import GroupStatus, LagStatus
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.health import Finding, Metric, Severity
 from streamctl.kafka.serialize import snapshot_from_dict

@@ -6,8 +6,8 @@ import pytest
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka import KafkaException
 
-from streamctl.backends.kafka_authz import Acl, NotAuthorized, principal, refusal
-from streamctl.backends.kafka_client import KafkaError, call
+from streamctl.backends.kafka.authz import Acl, NotAuthorized, principal, refusal
+from streamctl.backends.kafka.client import KafkaError, call
 
 NEEDS = [Acl("Topic", "orders", "Write"), Acl("Group", "billing", "Read"), Acl("Cluster", "kafka-cluster", "Alter"),
          Acl("TransactionalId", "copy-1", "Write")]

@@ -12,7 +12,8 @@ import pytest
 
 from streamctl.overview import dashboard_source as dashboard
 from streamctl.kafka.history import HistoryRequest, join_history, snapshot_with_history
-from streamctl.kafka.lagstore import LagStatus, LagStore
+from streamctl.kafka.lag.rules import LagStatus
+from streamctl.kafka.lag.store import LagStore
 from streamctl.kafka.serialize import snapshot_from_dict
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kafka" / "healthy.json"

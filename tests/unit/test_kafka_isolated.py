@@ -10,9 +10,10 @@ import time
 
 import pytest
 
-from streamctl.backends import kafka_client, kafka_isolated
-from streamctl.backends.kafka_client import KafkaAnswerLost, KafkaError
-from streamctl.backends.kafka_isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
+from streamctl.backends.kafka import client as kafka_client
+from streamctl.backends.kafka import isolated as kafka_isolated
+from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError
+from streamctl.backends.kafka.isolated import IsolatedKafka, KafkaClientCrashed, call_in_child
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +114,7 @@ def test_a_fork_waits_for_the_in_process_clients_to_end():
     asked for while a client lives happens after it ends; the child gets a free guard."""
     import threading
 
-    from streamctl.backends import kafka_client
+    from streamctl.backends.kafka import client as kafka_client
 
     events, client_started = [], threading.Event()
 
@@ -221,8 +222,8 @@ def test_a_mutation_that_crashed_before_it_began_is_run_in_a_fresh_child(tmp_pat
 
 
 def test_the_proxy_knows_mutations_from_their_mark(tmp_path):
-    from streamctl.backends.kafka_admin import KafkaAdmin
-    from streamctl.backends.kafka_client import mutates
+    from streamctl.backends.kafka.admin import KafkaAdmin
+    from streamctl.backends.kafka.client import mutates
 
     marked = {m for m in dir(KafkaAdmin) if mutates(KafkaAdmin, m)}
     assert marked == {"create_topic", "add_partitions", "alter_topic_configs", "delete_topic", "commit_offsets",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.backends.kafka_client import KafkaError
-from streamctl.backends.kafka_quorum import java_client_properties, parse_quorum
+from streamctl.backends.kafka.client import KafkaError
+from streamctl.backends.kafka.quorum import java_client_properties, parse_quorum
 from streamctl.config import Thresholds
 from streamctl.kafka.quorum import quorum_health
 from streamctl.model.health import Severity

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from streamctl.kafka.serialize import snapshot_from_dict
-from streamctl.kafka.streams import find_apps, internal_role, internal_topic_owners, streams_health
+from streamctl.kafka.streams.apps import find_apps, internal_role, internal_topic_owners, streams_health
 from streamctl.model.health import Severity
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"

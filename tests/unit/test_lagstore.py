@@ -1,4 +1,4 @@
-"""Unit tests for streamctl.kafka.lagstore: statuses from sample sequences, pruning, history, files."""
+"""Unit tests for streamctl.kafka.lag (rules and store): statuses from sample sequences, pruning, history, files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from streamctl.errors import StreamctlError
-from streamctl.kafka.lagstore import GroupStatus, LagStatus, LagStore
+from streamctl.kafka.lag.rules import GroupStatus, LagStatus
+from streamctl.kafka.lag.store import LagStore
+from streamctl.kafka.lag.topic_configs import TopicConfigCache
 from streamctl.model.kafka import PartitionLag, Topic
 
 T0 = 1_700_000_000.0
@@ -291,7 +293,7 @@ def test_a_version_1_file_is_upgraded_and_keeps_its_samples(tmp_path):
         assert store.samples("ctx") == [("g", "weblogs", 0, [(T0, 5, 9), (T0 + MINUTE, 7, None)]),
                                         ("h", "weblogs", 1, [(T0, 2, 3)])]
         assert store.record_times("ctx") == {}
-        assert store.topic_configs("ctx", 300, T0) == {}
+        assert TopicConfigCache(store).read("ctx", 300, T0) == {}
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 4
 
@@ -437,25 +439,25 @@ def configured(name: str, min_isr: str, read_at: float | None) -> Topic:
 
 
 def test_topic_configs_are_kept_for_their_time_and_replaced_by_fresher(store):
-    store.record_topic_configs("ctx", [configured("a", "2", T0), configured("b", "1", T0)], kept={})
-    store.record_topic_configs("other", [configured("a", "3", T0)], kept={})
-    assert store.topic_configs("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "2"}, T0),
+    TopicConfigCache(store).record("ctx", [configured("a", "2", T0), configured("b", "1", T0)], kept={})
+    TopicConfigCache(store).record("other", [configured("a", "3", T0)], kept={})
+    assert TopicConfigCache(store).read("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "2"}, T0),
                                                           "b": ({"min.insync.replicas": "1"}, T0)}
-    assert store.topic_configs("ctx", 300, T0 + 301) == {}, "older than max_age: read again"
+    assert TopicConfigCache(store).read("ctx", 300, T0 + 301) == {}, "older than max_age: read again"
 
-    kept = store.topic_configs("ctx", 300, T0 + 100)
+    kept = TopicConfigCache(store).read("ctx", 300, T0 + 100)
     # a was read again (changed); b reused; c is new; a topic no longer there is forgotten.
-    store.record_topic_configs("ctx", [configured("a", "3", T0 + 100), configured("c", "2", T0 + 100)], kept)
-    assert store.topic_configs("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "3"}, T0 + 100),
+    TopicConfigCache(store).record("ctx", [configured("a", "3", T0 + 100), configured("c", "2", T0 + 100)], kept)
+    assert TopicConfigCache(store).read("ctx", 300, T0 + 100) == {"a": ({"min.insync.replicas": "3"}, T0 + 100),
                                                           "c": ({"min.insync.replicas": "2"}, T0 + 100)}
-    assert store.topic_configs("other", 300, T0) == {"a": ({"min.insync.replicas": "3"}, T0)}
+    assert TopicConfigCache(store).read("other", 300, T0) == {"a": ({"min.insync.replicas": "3"}, T0)}
 
 
 def test_reused_topic_configs_are_not_written_again(store, tmp_path):
-    store.record_topic_configs("ctx", [configured("a", "2", T0)], kept={})
-    kept = store.topic_configs("ctx", 300, T0 + 10)
+    TopicConfigCache(store).record("ctx", [configured("a", "2", T0)], kept={})
+    kept = TopicConfigCache(store).read("ctx", 300, T0 + 10)
     with sqlite3.connect(tmp_path / "lag.sqlite") as db:
         db.execute("UPDATE topic_configs SET configs = '{}'")  # would be overwritten by a write
-    store.record_topic_configs("ctx", [configured("a", "2", T0)], kept)  # all reused: nothing to write
-    store.record_topic_configs("ctx", [configured("a", "2", None)], kept)  # not read at all: likewise
-    assert store.topic_configs("ctx", 300, T0 + 10) == {"a": ({}, T0)}
+    TopicConfigCache(store).record("ctx", [configured("a", "2", T0)], kept)  # all reused: nothing to write
+    TopicConfigCache(store).record("ctx", [configured("a", "2", None)], kept)  # not read at all: likewise
+    assert TopicConfigCache(store).read("ctx", 300, T0 + 10) == {"a": ({}, T0)}

@@ -8,7 +8,8 @@ import pytest
 
 from streamctl import times
 from streamctl.errors import UsageError
-from streamctl.kafka import offsets, topics
+from streamctl.kafka.groups import offsets
+from streamctl.kafka.topics import plans as topics
 
 
 @pytest.mark.parametrize("name", ["orders", "a.b_c-D9", "x" * 249])

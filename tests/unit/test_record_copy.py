@@ -3,8 +3,8 @@ and state file) on every run, and any change of what it copies gets another."""
 
 from __future__ import annotations
 
-from streamctl.kafka.copy import CopyRequest, group_of, state_file
-from streamctl.kafka.records import Selection
+from streamctl.kafka.records.copy import CopyRequest, group_of, state_file
+from streamctl.kafka.records.formats import Selection
 
 
 def test_the_same_copy_has_the_same_id_on_every_run_and_another_copy_another():

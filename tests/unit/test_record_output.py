@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from streamctl.kafka.record_commands import _write
-from streamctl.kafka.records import MASK, Masker, RecordFilter
+from streamctl.kafka.records.commands import write_records
+from streamctl.kafka.records.formats import MASK, Masker, RecordFilter
 from streamctl.model.records import Record
 
 
@@ -25,21 +25,21 @@ def _json_out(capsys) -> list[dict]:
 
 @pytest.mark.parametrize("per_batch", [1, 3, 1000])
 def test_limit_is_exact_across_batches(capsys, per_batch):
-    shown = _write(iter(_batches(10, per_batch)), RecordFilter.parse(), Masker.from_config(), "json", 7, None)
+    shown = write_records(iter(_batches(10, per_batch)), RecordFilter.parse(), Masker.from_config(), "json", 7, None)
     assert shown == 7 and [r["offset"] for r in _json_out(capsys)] == list(range(7))
 
 
 @pytest.mark.parametrize("per_batch", [1, 4, 1000])
 def test_max_bytes_stops_at_the_record_that_reaches_it(capsys, per_batch):
     # every record is 2 + 8 = 10 bytes (key k0..k9, value {"n": i})
-    shown = _write(iter(_batches(10, per_batch)), RecordFilter.parse(), Masker.from_config(), "json", 100, 25)
+    shown = write_records(iter(_batches(10, per_batch)), RecordFilter.parse(), Masker.from_config(), "json", 100, 25)
     assert shown == 3 and [r["offset"] for r in _json_out(capsys)] == [0, 1, 2]
 
 
 def test_filtered_and_masked_in_every_batch(capsys):
     value = lambda i: b'{"n": %d, "token": "t%d"}' % (i, i) if i % 3 == 0 else b'{"n": %d}' % i  # noqa: E731
     keep = RecordFilter.parse(value='"n": ')
-    shown = _write(iter(_batches(9, 2, value)), keep, Masker.from_config(), "json", 100, None)
+    shown = write_records(iter(_batches(9, 2, value)), keep, Masker.from_config(), "json", 100, None)
     printed = _json_out(capsys)
     assert shown == 9 and len(printed) == 9
     assert [json.loads(r["value"]).get("token") for r in printed if json.loads(r["value"])["n"] % 3 == 0] == [MASK] * 3
@@ -47,10 +47,10 @@ def test_filtered_and_masked_in_every_batch(capsys):
 
 
 def test_csv_has_one_header_and_raw_prints_values(capsys, monkeypatch):
-    _write(iter(_batches(5, 2)), RecordFilter.parse(), Masker.from_config(), "csv", 100, None)
+    write_records(iter(_batches(5, 2)), RecordFilter.parse(), Masker.from_config(), "csv", 100, None)
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert rows[0][:2] == ["partition", "offset"] and [r[1] for r in rows[1:]] == ["0", "1", "2", "3", "4"]
     raw = io.TextIOWrapper(io.BytesIO(), write_through=True)
     monkeypatch.setattr("sys.stdout", raw)
-    _write(iter(_batches(3, 2)), RecordFilter.parse(), Masker.from_config(), "raw", 100, None)
+    write_records(iter(_batches(3, 2)), RecordFilter.parse(), Masker.from_config(), "raw", 100, None)
     assert raw.buffer.getvalue() == b'{"n": 0}\n{"n": 1}\n{"n": 2}\n'

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from streamctl.errors import UsageError
-from streamctl.kafka.records import (
+from streamctl.kafka.records.formats import (
     MASK, Masker, RecordFilter, parse_json_lines, parse_lines, parse_time, preview, to_json_line,
 )
 from streamctl.model.records import Record
@@ -136,14 +136,14 @@ def test_an_export_without_the_masked_list_is_refused_where_it_holds_the_mask(li
 
 
 def test_a_record_alone_in_a_batch_takes_at_most_its_bytes_plus_framing():
-    from streamctl.kafka.records import record_batch_bytes
+    from streamctl.kafka.records.formats import record_batch_bytes
 
     assert record_batch_bytes(None, None, ()) == 97
     assert record_batch_bytes(b"k", b"v" * 100, (("h", b"xy"),)) == 97 + 101 + 13
 
 
 def test_a_selection_names_its_options_as_given():
-    from streamctl.kafka.records import Selection
+    from streamctl.kafka.records.formats import Selection
 
     selection = Selection(partitions=(1,), since="-1h", fields=("a=1",))
     assert selection.as_dict() == {"partitions": [1], "since": "-1h", "fields": ["a=1"]}

@@ -8,7 +8,8 @@ import pytest
 
 from streamctl import times
 from streamctl.errors import UsageError
-from streamctl.kafka import offsets, records
+from streamctl.kafka.groups import offsets
+from streamctl.kafka.records import formats as records
 
 NOW = 1_795_608_000_000  # 2026-11-25T12:00:00Z
 HOUR = 3_600_000

@@ -86,7 +86,7 @@ class CreateTopicDialog(FormDialog):
         yield Input(placeholder="configs: key=value, key=value", id="configs")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
+        from streamctl.kafka.topics import execute as kafka_exec, plans as topics
 
         name = self.value("name")
         partitions = _int(self.value("partitions"), "partitions")
@@ -119,7 +119,7 @@ class AddPartitionsDialog(FormDialog):
         yield Input(placeholder="total partitions after the change", id="total")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
+        from streamctl.kafka.topics import execute as kafka_exec, plans as topics
 
         total = _int(self.value("total"), "total partitions")
         kafka, context, topic = self.kafka, self.context_name, self.topic
@@ -144,7 +144,7 @@ class AlterConfigDialog(FormDialog):
         yield Input(placeholder="key=value, key=value (key= reverts to the default)", id="pairs")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
+        from streamctl.kafka.topics import execute as kafka_exec, plans as topics
 
         pairs = [p for p in self.value("pairs").split(",") if p.strip()]
         if not pairs:
@@ -181,7 +181,7 @@ class ResetOffsetsDialog(FormDialog):
 
     def request(self) -> OperationRequest:
         from streamctl import times
-        from streamctl.kafka import execute as kafka_exec, offsets
+        from streamctl.kafka.groups import execute as kafka_exec, offsets
 
         mode = self.query_one("#mode", Select).value
         value = self.value("value") or None

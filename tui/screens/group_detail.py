@@ -51,7 +51,7 @@ class GroupDetailScreen(DataScreen):
         return group, lags, self.source.next_records(waiting) if waiting else {}
 
     def show(self, data) -> None:
-        from streamctl.kafka.records import preview
+        from streamctl.kafka.records.formats import preview
 
         group, lags, next_records = data
         self.query_one("#group-summary", Static).update(

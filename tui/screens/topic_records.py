@@ -63,7 +63,7 @@ class TopicRecordsScreen(DataScreen):
         return self.source.topic_records(self.topic, LATEST, offset, from_time, self.value_filter or None)
 
     def show(self, records) -> None:
-        from streamctl.kafka.records import preview, timestamp_text
+        from streamctl.kafka.records.formats import preview, timestamp_text
 
         table = self.query_one("#records", DataTable)
         table.clear()
@@ -94,7 +94,7 @@ class TopicRecordsScreen(DataScreen):
     def _start(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         if text and not text.isdigit():
-            from streamctl.kafka.records import parse_time
+            from streamctl.kafka.records.formats import parse_time
 
             try:
                 parse_time(text)
@@ -124,7 +124,7 @@ class TopicRecordsScreen(DataScreen):
 
 def detail_text(record) -> str:
     """The whole record: coordinates, key, headers, and the value (JSON pretty-printed)."""
-    from streamctl.kafka.records import preview, timestamp_text
+    from streamctl.kafka.records.formats import preview, timestamp_text
 
     lines = [f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
              f"({record.timestamp_type})", f"key: {preview(record.key, 200)}"]
