@@ -19,7 +19,7 @@ broken checkpoint); a missing file raises FileNotFoundError as a local one does.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
@@ -98,7 +98,7 @@ class WebHdfsStore:
             self.fs = fsspec.filesystem("webhdfs", host=parts.hostname, port=parts.port or 9870,
                                         user=user, use_https=parts.scheme in ("https", "swebhdfs"),
                                         skip_instance_cache=True)
-        except Exception as exc:  # fsspec's constructor asks nothing of the server; be safe anyway
+        except Exception as exc:  # noqa: BLE001 - fsspec's constructor asks nothing of the server; be safe anyway
             raise StoreUnreachable(f"{self.label}: {exc}") from None
         adapter = _timeout_adapter(timeout)
         self.fs.session.mount("http://", adapter)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import ssl
 import time
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 from urllib.parse import quote
 
 import httpx
@@ -72,7 +72,7 @@ class ConnectBackend:
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> ConnectBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

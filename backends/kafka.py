@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -113,7 +113,7 @@ class KafkaBackend:
                 [resource], request_timeout=deadline.left("describe_configs"))[resource]
         roles = {}
         for broker, future in futures.items():
-            entries = self._call(lambda: future.result(timeout=deadline.left("describe_configs")),
+            entries = self._call(lambda: future.result(timeout=deadline.left("describe_configs")),  # noqa: B023 - called here
                                  f"describing broker {broker}", Acl("Cluster", CLUSTER, "DescribeConfigs"))
             if (value := entries.get("process.roles")) is not None and value.value:
                 roles[broker] = value.value
@@ -566,7 +566,7 @@ def list_groups(admin: AdminClient, deadline: Deadline):
         # The brokers' requests time out first, so a broker that does not answer costs only its
         # own groups (an error in the answer), not the whole listing.
         listing = call(lambda: admin.list_consumer_groups(
-            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),
+            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),  # noqa: B023 - called at once
             "listing consumer groups")
         loading = any(_error_code(e) in _LISTING_RETRIABLE for e in listing.errors)
         pause_ends = time.monotonic() + LISTING_RETRY_PAUSE

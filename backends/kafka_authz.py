@@ -10,7 +10,7 @@ client's login. The message reads like an ACL: principal, operation, resource ty
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from confluent_kafka import KafkaError as KafkaErrorCode
 

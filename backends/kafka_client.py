@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from confluent_kafka import KafkaException
 
@@ -84,7 +84,7 @@ FORK_GUARD = ForkGuard()
 
 
 def _fresh_guard_in_child() -> None:
-    global FORK_GUARD
+    global FORK_GUARD  # noqa: PLW0603 - the forked child replaces its inherited guard
     FORK_GUARD = ForkGuard()  # the child's copy of the lock is held by a thread it does not have
 
 
@@ -141,7 +141,7 @@ def tls_reason(message: str, config: dict[str, str]) -> str | None:
                     f"({ca}) (certificate verify failed)")
         return ("TLS: the broker's certificate is not signed by a CA this host trusts: set "
                 "kafka.properties.ssl.ca.location (certificate verify failed)")
-    if "alert" in text and "certificate" in text or "alert unknown ca" in text:
+    if ("alert" in text and "certificate" in text) or "alert unknown ca" in text:
         if not has_cert:
             return ("TLS: kafka.properties.ssl.certificate.location not set: the broker requires a client "
                     "certificate")

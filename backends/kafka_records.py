@@ -9,7 +9,7 @@ import threading
 import time
 import uuid
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -17,6 +17,7 @@ from confluent_kafka import KafkaError as KafkaErrorCode
 from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka_client import KafkaError, new_client, reason, socket_timeout_ms
 from streamctl.model.records import OutgoingRecord, Record
+from typing import Self
 
 BATCH = 1000
 # librdkafka stops fetching a partition whose prefetch queue is full and waits
@@ -55,7 +56,7 @@ class RecordReader:
         closing.start()
         closing.join(self.timeout)
 
-    def __enter__(self) -> RecordReader:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

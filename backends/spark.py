@@ -102,7 +102,8 @@ class _Reader:
 
     def _probe_up(self, name: str, known: int) -> int:
         """The highest id N >= known such that known..N all exist (galloping, then bisection)."""
-        exists = lambda batch: self.store.exists(self._path(name, str(batch)))
+        def exists(batch):
+            return self.store.exists(self._path(name, str(batch)))
         low, step = known, 1
         while exists(low + step):
             low, step = low + step, step * 2

@@ -17,7 +17,7 @@ import importlib.util
 import logging
 import threading
 from collections import deque
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import (
@@ -33,6 +33,7 @@ from streamctl.backends.failure import describe
 from streamctl.backends.zookeeper_data import depth_of, join, validate_path
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
+from typing import Self
 
 DEFAULT_WINDOW = 1024  # outstanding requests while walking
 MIN_SESSION_TIMEOUT = 6.0  # seconds; ZooKeeper clamps to [2, 20] ticks anyway
@@ -133,7 +134,7 @@ class ZooKeeperBackend:
             client.stop()
             client.close()
 
-    def __enter__(self) -> ZooKeeperBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -72,8 +72,9 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     }))
     (conf / "log4j.properties").write_text(LOG4J)
     classpath = f"{conf}:{maven.classpath(HADOOP, sandbox.jars_root)}"
-    argv = lambda main: ["java", "-Xms32m", f"-Xmx{HEAP}", *JVM_FLAGS, "-XX:TieredStopAtLevel=1",
-                         "-cp", classpath, main]
+    def argv(main):
+        return ["java", "-Xms32m", f"-Xmx{HEAP}", *JVM_FLAGS, "-XX:TieredStopAtLevel=1",
+                "-cp", classpath, main]
     _format(sandbox, argv(NAMENODE))
     state.extras["hdfs"] = {"url": f"hdfs://127.0.0.1:{rpc}", "webhdfs_url": f"http://127.0.0.1:{http}",
                             "user": getpass.getuser()}

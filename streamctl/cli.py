@@ -48,7 +48,7 @@ class LazyGroup(click.Group):
 
 
 def _installed(target: str) -> bool:
-    return importlib.util.find_spec(target.split(":")[0]) is not None
+    return importlib.util.find_spec(target.split(":", maxsplit=1)[0]) is not None
 
 
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:

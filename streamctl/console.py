@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 from typing import TYPE_CHECKING
 

@@ -167,7 +167,7 @@ def check_command(session: Session, component: str | None, fmt: str | None, prom
         if not isinstance(exc, CheckError):
             outputs.refuse(str(exc))
         raise
-    except Exception as exc:  # a bug: UNKNOWN naming the log that keeps its traceback, never exit 1 (WARN)
+    except Exception as exc:  # noqa: BLE001 - a bug: UNKNOWN naming the log that keeps its traceback, never exit 1 (WARN)
         from streamctl.check.errorlog import internal_error
 
         reason = internal_error("check", session.context_name or "", exc)

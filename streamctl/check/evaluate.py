@@ -73,7 +73,7 @@ def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluatio
             results[name] = exc
         except StreamctlError as exc:  # an expected failure, its message meant for the operator
             results[name] = NotEvaluated(str(exc))
-        except Exception as exc:  # a bug or an unexpected client error: UNKNOWN, the traceback kept
+        except Exception as exc:  # noqa: BLE001 - a bug or an unexpected client error: UNKNOWN, the traceback kept
             results[name] = NotEvaluated(internal_error(f"the {name} collector", ctx.name, exc))
 
     unconfigured = {name: why for name in components if (why := unconfigured_reason(ctx, name))}

@@ -11,7 +11,7 @@ import json
 import math
 import os
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from decimal import Decimal
 
 from streamctl.model.health import Evaluation, Finding, Metric, Severity
@@ -144,7 +144,7 @@ def render_json(evaluation: Evaluation, now: float) -> str:
         "schema": SCHEMA,
         "state": evaluation.severity.value,
         "exit_code": exit_code(evaluation),
-        "generated_at": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "summary": summary(evaluation),
         "components": {
             name: {"state": state.value, "evaluated": name not in unevaluated,

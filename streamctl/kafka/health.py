@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Mapping, Protocol
+from typing import Protocol
+from collections.abc import Mapping
 
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 from streamctl.model.health import Finding, Metric, Severity

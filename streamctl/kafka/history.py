@@ -41,8 +41,8 @@ def snapshot_with_history(backend, request: HistoryRequest,
     for when the group listing misses them. The history is read while the brokers answer."""
     with LagStore(request.store) as store:
         configs = store.topic_configs(request.context, CONFIGS_KEPT, time.time())
-        known = dict(known_record_times=store.record_times(request.context),
-                     known_groups=store.groups(request.context), known_topic_configs=configs)
+        known = {"known_record_times": store.record_times(request.context),
+                     "known_groups": store.groups(request.context), "known_topic_configs": configs}
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
             read_ahead = pool.submit(store.read_ahead, request.context)
             snap = backend.snapshot(**known, **snapshot_options)

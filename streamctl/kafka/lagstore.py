@@ -50,6 +50,7 @@ from pathlib import Path
 from streamctl import paths
 from streamctl.errors import StreamctlError
 from streamctl.model.kafka import PartitionLag, Topic
+from typing import Self
 
 # Each entry upgrades the schema by one version; user_version counts the entries applied.
 _MIGRATIONS = (
@@ -67,7 +68,7 @@ _MIGRATIONS = (
         context TEXT NOT NULL, topic TEXT NOT NULL, read_at REAL NOT NULL, configs TEXT NOT NULL,
         PRIMARY KEY (context, topic)
     ) WITHOUT ROWID""",
-    lambda db: _series_from_samples(db),  # (defined below)
+    lambda db: _series_from_samples(db),  # noqa: PLW0108 - defined below
 )
 
 
@@ -274,7 +275,7 @@ class LagStore:
             self._db.close()
             raise
 
-    def __enter__(self) -> LagStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -13,7 +13,7 @@ import operator
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import partial
 from pathlib import Path
 
@@ -252,7 +252,7 @@ def write_undo(context: str, group: str, resets: list[PartitionReset]) -> Path |
     previous = {(r.topic, r.partition): r.current for r in resets if r.current is not None}
     if not previous:
         return None
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = undo_dir(context, group) / f"{stamp}.csv"
     write_atomic(path, to_csv(previous), mode=0o600)
     return path

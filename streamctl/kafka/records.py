@@ -13,10 +13,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from streamctl.errors import UsageError
 from streamctl.model.records import OutgoingRecord, Record, headers_of, value_of
+from datetime import UTC
 
 MASK = "******"
 PREVIEW = 60  # characters of a value in a table
@@ -366,9 +367,9 @@ def timestamp_text(ms: int | None) -> str:
     """A record's timestamp as UTC ISO 8601 with milliseconds, '-' when it has none."""
     if ms is None:
         return "-"
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def text_line(record: Record) -> str:

@@ -2,8 +2,9 @@
 
 Writers into topics: Flume agents' Kafka sinks (their definitions), Connect source connectors,
 Spark jobs', Streams apps' and consumer groups' declared outputs, producers the context names,
-and an "external" writer for a topic nothing known writes but whose log end grew. Readers: Streams apps, Connect sink connectors, Spark jobs
-(their checkpoints' sources) and the remaining consumer groups.
+and an "external" writer for a topic nothing known writes but whose log end grew.
+Readers: Streams apps, Connect sink connectors, Spark jobs (their checkpoints' sources) and the
+remaining consumer groups.
 
 Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
 it, the reader's committed-offset growth (a Spark job: its checkpoint's committed offsets, 0

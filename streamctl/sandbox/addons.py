@@ -5,7 +5,8 @@ so the sandbox never imports the launchers that build on it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from streamctl.jvm import maven
 
@@ -25,15 +26,16 @@ class Addon:
     role: str
     artifact_sets: tuple[maven.ArtifactSet, ...] = ()
     # New services for a fresh stack (ports picked, configs written, topics created).
-    plan: Callable[["Sandbox", "SandboxState"], list["Service"]] = lambda sb, st: []
-    ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
+    plan: Callable[[Sandbox, SandboxState], list[Service]] = lambda sb, st: []
+    ready: Callable[[Sandbox, SandboxState, Service], bool] = lambda sb, st, sv: True
     # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
-    context: Callable[["SandboxState"], dict] = lambda st: {}
+    context: Callable[[SandboxState], dict] = lambda st: {}
     secure: bool = False  # also runs against the SASL (--secure) sandbox
     distributed_only: bool = False  # runs on the --distributed sandbox only (HDFS, the Spark cluster)
 
 
-ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon", "streamctl.jobs.sandbox_addon",
+ADDON_MODULES = ("streamctl.jobs.hdfs_addon", "streamctl.agents.sandbox_addon", "streamctl.jobs.cluster_addon",
+                 "streamctl.jobs.sandbox_addon",
                  "streamctl.jobs.streams_addon", "streamctl.connect.sandbox_addon")
 
 

@@ -15,10 +15,11 @@ import socket
 import subprocess
 import time
 import uuid
+from typing import ClassVar
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from streamctl.jvm import maven, processes as procs
 from streamctl import paths
@@ -45,7 +46,7 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfDat
              "-Djava.awt.headless=true"]
 
 class Sandbox:
-    _state_locks: dict[str, StateLock] = {}  # one per sandbox root in this process
+    _state_locks: ClassVar[dict[str, StateLock]] = {}  # one per sandbox root in this process
 
     def __init__(self, root: Path | None = None, config_path: Path | None = None,
                  jars_root: Path | None = None, report: Report = lambda _: None):
@@ -419,7 +420,7 @@ class Sandbox:
         rows = []
         for s in state.services:
             alive = s.alive
-            if alive:
+            if alive:  # noqa: SIM108 - two cases of two, clearer as a block
                 label = "paused" if procs.is_paused(s.pid) else "running"
             else:
                 label = "stopped" if s.stopped else "crashed"

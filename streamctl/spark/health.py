@@ -136,8 +136,8 @@ def _rates(view: JobView, metrics: list[Metric], labels: dict) -> list[Finding]:
 
 def _seconds_between(first: str, last: str) -> float | None:
     try:
-        a = datetime.fromisoformat(first.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(last.replace("Z", "+00:00"))
+        a = datetime.fromisoformat(first)
+        b = datetime.fromisoformat(last)
     except ValueError:
         return None
     return (b - a).total_seconds()

@@ -21,6 +21,7 @@ from streamctl.model.spark_cluster import SparkCluster
 from streamctl.model.spark import JobView
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.jobs import launcher
+from datetime import UTC
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,10 @@ def read_cluster(ctx, deadline_at: float | None = None) -> SparkCluster | None:
 def _ms_iso(ms: int | None) -> str | None:
     if not ms:
         return None
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
-        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+        return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
     except (OverflowError, ValueError, OSError):  # a damaged checkpoint's time outside years 1-9999
         return None
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.model.zookeeper import Subscription

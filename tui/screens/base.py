@@ -64,7 +64,7 @@ class DataScreen(Screen):
             data = self.fetch()
         except StreamctlError as exc:
             message: Any = LoadFailed(str(exc))
-        except Exception as exc:  # a client library's own error: shown, never fatal
+        except Exception as exc:  # noqa: BLE001 - a client library's own error: shown, never fatal
             message = LoadFailed(f"{type(exc).__name__}: {exc}")
         else:
             message = Loaded(data)

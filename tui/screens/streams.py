@@ -1,6 +1,7 @@
 """Kafka Streams apps: status, instances and threads, inputs, internal topics, lag and when it
 drains (rates over the last minute of refreshes); for the highlighted app its topics (input,
-repartition, changelog, output) with records and lag, and its instances. Reset an app from the CLI (`streamctl streams reset APP`): it deletes topics."""
+repartition, changelog, output) with records and lag, and its instances. Reset an app from
+the CLI (`streamctl streams reset APP`): it deletes topics."""
 
 from __future__ import annotations
 

@@ -126,12 +126,12 @@ def detail_text(record) -> str:
     """The whole record: coordinates, key, headers, and the value (JSON pretty-printed)."""
     from streamctl.kafka.records import preview, timestamp_text
 
-    lines = [f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
-             f"({record.timestamp_type})", f"key: {preview(record.key, 200)}"]
+    lines = [(f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
+             f"({record.timestamp_type})"), f"key: {preview(record.key, 200)}"]
     lines += [f"header {k}: {preview(v, 200)}" for k, v in record.headers]
     value = record.value
     try:
         body = json.dumps(json.loads(value), indent=2, ensure_ascii=False) if value else preview(value)
     except (ValueError, RecursionError):
         body = preview(value, 4000)
-    return "\n".join(lines + ["", body])
+    return "\n".join([*lines, "", body])
