@@ -224,7 +224,7 @@ def store_for(location: str, webhdfs_url: str | None = None, user: str | None = 
     if parts.scheme in ("s3", "s3a"):
         if not parts.netloc:
             raise UsageError(f"{location}: no bucket (s3a://bucket/path)")
-        store = S3Store(s3_endpoint_url, timeout)
+        store: S3Store | WebHdfsStore | LocalStore = S3Store(s3_endpoint_url, timeout)
     elif parts.scheme == "webhdfs":
         store = WebHdfsStore(f"http://{parts.netloc}", user, timeout)
     elif parts.scheme == "hdfs":

@@ -213,10 +213,11 @@ def tls_context(tls: ConnectTls) -> ssl.SSLContext:
         context = ssl.create_default_context()
     except ssl.SSLError as exc:  # a broken system CA store
         raise ConnectError(f"connect: the system's CA certificates: {_ssl_reason(exc)}") from None
+    # Each load runs only when its setting is set (below): the `or ""` is for the type checker.
     for setting, load in (("ca", lambda: context.load_verify_locations(
-                               **({"capath": tls.ca} if os.path.isdir(tls.ca) else {"cafile": tls.ca}))),
+                               **({"capath": tls.ca} if os.path.isdir(tls.ca or "") else {"cafile": tls.ca}))),
                           ("client_cert", lambda: context.load_cert_chain(
-                               tls.client_cert, tls.client_key, tls.client_key_password))):
+                               tls.client_cert or "", tls.client_key, tls.client_key_password))):
         path = getattr(tls, setting)
         if path is None:
             continue

@@ -54,7 +54,7 @@ def decode(body: bytes, url: str) -> dict:
     return payload
 
 
-def _reason(exc: httpx.HTTPError) -> str:
+def _reason(exc: httpx.HTTPError | httpx.InvalidURL) -> str:
     return describe(exc)
 
 

@@ -393,7 +393,7 @@ class KafkaBackend:
         now = time.time()
         out = []
         for l in lags:
-            ts = stamps.get((l.topic, l.partition, l.committed))
+            ts = stamps.get((l.topic, l.partition, l.committed)) if l.committed is not None else None
             if ts is not None and l.lag:
                 l = replace(l, lag_seconds=max(0.0, now - ts), lag_seconds_source="record", record_time=ts)
             out.append(l)

@@ -102,10 +102,13 @@ class IsolatedKafka:
 
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
     """A KafkaBackend (KafkaAdmin with admin=True) for the context, each call in a child."""
+    from streamctl.backends.kafka import KafkaBackend
+
+    client_class: type[KafkaBackend] = KafkaBackend
     if admin:
-        from streamctl.backends.kafka_admin import KafkaAdmin as client_class
-    else:
-        from streamctl.backends.kafka import KafkaBackend as client_class
+        from streamctl.backends.kafka_admin import KafkaAdmin
+
+        client_class = KafkaAdmin
     return IsolatedKafka(client_class, client_config, timeout=timeout)
 
 

@@ -17,7 +17,7 @@ from confluent_kafka import KafkaError as KafkaErrorCode
 from streamctl.backends.kafka_authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka_client import KafkaError, new_client, reason, socket_timeout_ms
 from streamctl.model.records import OutgoingRecord, Record
-from typing import Self
+from typing import Any, Self
 
 BATCH = 1000
 # librdkafka stops fetching a partition whose prefetch queue is full and waits
@@ -146,7 +146,7 @@ class RecordReader:
         those before each partition's end offset, and a partition leaves `pending` at its end.
         The loop a million-record export spends most of its time in: one method call per field,
         the tuple built without a Python-level __new__."""
-        batch = []
+        batch: list[Record] = []
         append = batch.append
         for message in messages:
             error = message.error()
@@ -334,7 +334,7 @@ class TransactionalWriter:
                 self._producer.commit_transaction(self.timeout + 30)
                 return
             except KafkaException as exc:
-                error = exc.args[0] if exc.args else None
+                error: Any = exc.args[0] if exc.args else None  # a KafkaError value
                 if attempt == 2 or not (hasattr(error, "retriable") and error.retriable()):
                     raise
 

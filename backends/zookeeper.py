@@ -292,7 +292,7 @@ class ZooKeeperBackend:
         """The subtree as TreeNodes with du-like totals (nodes, data bytes) per node."""
         nodes: dict[str, TreeNode] = {}
         order: list[TreeNode] = []
-        top = None
+        top: TreeNode | None = None
         for walked in self.walk(root, max_depth):
             node = TreeNode(walked.path, walked.stat, walked.children is not None,
                             subtree_bytes=walked.stat.data_length)
@@ -308,6 +308,8 @@ class ZooKeeperBackend:
                 node.subtree_nodes += child.subtree_nodes
                 node.subtree_bytes += child.subtree_bytes
                 node.complete = node.complete and child.complete
+        if top is None:  # the walk yields its root first, or raises
+            raise ZooKeeperError(f"{root}: nothing walked")
         return top
 
     def find(self, root: str, glob) -> list[Walked]:

@@ -173,7 +173,7 @@ def stat_dict(stat: ZStat) -> dict:
     }
 
 
-def human_bytes(count: int) -> str:
+def human_bytes(count: float) -> str:
     if count < 1024:
         return f"{count} B"
     for unit in ("KiB", "MiB", "GiB"):
