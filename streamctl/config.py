@@ -832,7 +832,7 @@ def _read_text(path: Path) -> str | None:
         raise ConfigError(f"{path}: not UTF-8 text") from None
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Load and validate the config file; a missing file is an empty config."""
     target = paths.config_file(path)
     text = _read_text(target)

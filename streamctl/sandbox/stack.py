@@ -231,6 +231,7 @@ class Sandbox:
 
     def _create_scram_users(self, state: SandboxState, java: str) -> None:
         self.report("creating the SCRAM users")
+        assert state.zookeeper_hosts is not None  # SCRAM users live in ZooKeeper: ZooKeeper mode only
         sandbox_secure.create_scram_users(self.root, state.zookeeper_hosts, java, JVM_FLAGS, self.jars_root)
         state.extras["scram_users"] = True
         self._save(state)
@@ -239,11 +240,13 @@ class Sandbox:
         """KRaft nodes need their log dirs formatted with the cluster id before first start."""
         self.report("formatting KRaft storage")
         cp = maven.classpath(maven.KAFKA_KRAFT, self.jars_root)
+        cluster_id = state.cluster_id
+        assert cluster_id is not None  # a KRaft sandbox's state has one
 
         def format_one(service: Service) -> subprocess.CompletedProcess:
             return subprocess.run(
                 [java, "-Xmx128m", *JVM_FLAGS, "-cp", cp, "kafka.tools.StorageTool", "format",
-                 "-t", state.cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
+                 "-t", cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
                  "--ignore-formatted"],
                 capture_output=True, text=True, timeout=120,
             )
@@ -292,7 +295,7 @@ class Sandbox:
         restarting it before that fails with NodeExists, so wait for the old registration to go."""
         if state.mode != "zookeeper":
             return
-        ids = {b.node_id for b in brokers}
+        ids = {b.node_id for b in brokers if b.node_id is not None}  # every broker has one
         deadline = time.monotonic() + timeout
         while ids & self.registered_brokers(state) and time.monotonic() < deadline:
             self.report(f"waiting for the old registration of broker(s) {sorted(ids)} to expire")
@@ -390,10 +393,11 @@ class Sandbox:
 
     def _stop_service(self, name: str, kill: bool) -> None:
         state, service = self.service(name)
-        if kill:
-            procs.kill(service.pid, service.create_time)
-        else:
-            procs.terminate(service.pid, service.create_time, STOP_GRACE)
+        if service.pid is not None:  # one never started has nothing to stop
+            if kill:
+                procs.kill(service.pid, service.create_time)
+            else:
+                procs.terminate(service.pid, service.create_time, STOP_GRACE)
         service.stopped = True
         self._save(state)
 
