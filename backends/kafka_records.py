@@ -9,7 +9,7 @@ import threading
 import time
 import uuid
 from functools import partial
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -98,7 +98,7 @@ class RecordReader:
     # ---- reading ---------------------------------------------------------------------------
 
     def read(self, topic: str, start: dict[int, int], follow: bool = False,
-             stop: Callable[[], bool] = lambda: False) -> Iterator[Record]:
+             stop: Callable[[], bool] = lambda: False) -> Generator[Record, None, None]:
         """Records from each partition's start offset; without `follow`, until each partition's
         end offset (read once, before reading), or `timeout` seconds without a record."""
         for batch in self.read_batches(topic, start, follow, stop):

@@ -29,8 +29,10 @@ STATUS_VALUE = {"OK": 0, "LAGGING": 1, "UNKNOWN": 2, "REWOUND": 3, "STALLED": 4,
 
 
 class GroupStatusLike(Protocol):
-    status: object  # a str enum: OK, LAGGING, STALLED, STOPPED, REWOUND, UNKNOWN
-    detail: str
+    @property
+    def status(self) -> object: ...  # a str enum: OK, LAGGING, STALLED, STOPPED, REWOUND, UNKNOWN
+    @property
+    def detail(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def _groups(snap, thresholds, filters, group_status, findings, metrics) -> None:
                                         f"group {group} lags {records} records, {seconds:.0f} s", value=records))
         gone = [l for l in lags if l.below_log_start]
         if gone:
-            lost = sum(l.log_start - l.committed for l in gone)
+            lost = sum((l.log_start or 0) - (l.committed or 0) for l in gone)  # both set when below
             findings.append(Finding(WARN, "kafka", f"group {group}", "KAFKA_OFFSET_BELOW_LOG_START",
                                     f"group {group}: committed offset below log start on "
                                     f"{_lag_list(gone)} ({lost} records lost to retention)", value=lost))

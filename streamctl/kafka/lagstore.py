@@ -118,7 +118,8 @@ def _group_status(group: str, partitions: list, now: float, allowed_lag: int, wi
     parts = []
     for _, topic, part, series in partitions:
         if series.ts[-1] == latest:  # partitions gone from the group's snapshot wait to expire
-            status, lag, detail = _judge(f"{topic}/{part}", *series.lags(), now, allowed_lag, window)
+            ts, committed, lags = series.lags()
+            status, lag, detail = _judge(f"{topic}/{part}", ts, committed, lags, now, allowed_lag, window)
             parts.append(PartitionStatus(topic, part, status, lag, detail))
     status, detail = _summary(parts, allowed_lag)
     return GroupStatus(group, status, tuple(parts), detail)
@@ -151,7 +152,7 @@ class _Series:
             for i in range(len(self.ts) - 1, -1, -1):  # newest first: only the last OVERLAP seconds count
                 if self.ts[i] <= ts - OVERLAP:
                     break
-                if self.log_end[i] is not None and self.log_end[i] > log_end:
+                if (end := self.log_end[i]) is not None and end > log_end:
                     return True
         return False
 
@@ -559,6 +560,6 @@ def _log_end_at_least(lag: PartitionLag) -> int | None:
     commits meanwhile can show a committed offset past the log end read a moment before. The
     log had reached at least that offset: stored so, the history's log end never lags behind
     its commits (which would read as a produce rate that went backwards)."""
-    if lag.log_end is None:
+    if lag.log_end is None or lag.committed is None:  # the caller skips uncommitted partitions
         return None
     return max(lag.log_end, lag.committed)

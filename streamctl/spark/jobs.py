@@ -63,6 +63,8 @@ def entries(ctx, root: Path | None = None, context_only: bool = False) -> list[J
             if name in found:
                 continue
             spec = launcher.load_spec(name, root)
+            if spec is None:  # its spec file went away since the listing
+                continue
             run = launcher.load_run(name, root)
             found[name] = JobEntry(name, spec.checkpoint_dir,
                                    (run.ui_url if run and run.ui_url else spec.ui_url) if spec.local else None,
@@ -89,7 +91,7 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         timeout = max(0.5, min(timeout, deadline_at - time.monotonic() - 0.5))
     app = cluster.app_named(app_name(item, ctx)) if cluster is not None and cluster.error is None else None
     ui_url = item.ui_url
-    if app is not None and app.active and ui_url is None:
+    if app is not None and cluster is not None and app.active and ui_url is None:
         try:
             ui_url = app_ui_url(cluster.master_ui, app.id, min(timeout, ctx.spark.timeout))
         except MasterUnreachable:
@@ -101,7 +103,7 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
         ui_url=ui_url, progress_file=item.progress_file, process=process,
         app_id=app_id or (app.id if app is not None and app.active else None),
-        master=run.master if run else (cluster.url if app is not None else None),
+        master=run.master if run else (cluster.url if app is not None and cluster is not None else None),
         rest_timeout=timeout, ask_rest=ask_rest, cluster_app=app,
     )
 

@@ -101,6 +101,7 @@ def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     since = time.time()
     execute(plan, ctx.name, apply, verify)
     record = launcher.load_run(name)
+    assert record is not None  # verify() saw it written
     return (f"started {name}: pid {record.pid}, app {record.app_id or '?'}, "
             f"ui {record.ui_url or '-'}, log {record.log}")
 
