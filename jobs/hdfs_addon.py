@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import getpass
 import subprocess
+from typing import Any
 
 from streamctl.errors import StreamctlError
 from streamctl.jvm import maven, processes as procs
@@ -106,7 +107,7 @@ def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
 
     url = state.extras["hdfs"]["webhdfs_url"]
     try:
-        beans = {}
+        beans: dict[str, Any] = {}  # JMX beans: JSON values
         for name in ("NameNodeStatus", "FSNamesystemState", "NameNodeInfo"):
             answer = httpx.get(f"{url}/jmx", params={"qry": f"Hadoop:service=NameNode,name={name}"}, timeout=2.0)
             beans |= (answer.json().get("beans") or [{}])[0]
