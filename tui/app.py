@@ -110,7 +110,7 @@ class StreamctlApp(App):
 
         palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette",
                           tooltip="command palette: jump to a topic or group, operations, contexts")
-        titles = {b.action: b.description for b in self.BINDINGS}
+        titles = {b.action: b.description for b in self.BINDINGS if isinstance(b, Binding)}  # all are
         sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS),
                     ("Overview cards", HealthCard.BINDINGS)]
         screens = [(titles[f"switch_mode('{name}')"], screen) for name, screen in SCREENS.items()]

@@ -100,7 +100,7 @@ class PlanDialog(ModalScreen[str | None]):
             return _Refused(self.refusal)
         done = _refusing(self.request.run, self.planned)
         plan = self.planned[0] if isinstance(self.planned, tuple) else self.planned
-        if isinstance(done, str) and getattr(plan, "read_back", ""):
+        if isinstance(done, str) and getattr(plan, "read_back", None):
             return f"{done} ({plan.read_back})"
         return done
 

@@ -81,7 +81,8 @@ class StreamsScreen(DataScreen):
             self.drains = DrainEstimator(self.source.thresholds)
         rows = []
         for app in apps:
-            eta, severity = self.drains.observe(app.app_id, at, *app.positions(), app.lag, app.status in (STOPPED, IDLE))
+            committed, log_end = app.positions()
+            eta, severity = self.drains.observe(app.app_id, at, committed, log_end, app.lag, app.status in (STOPPED, IDLE))
             rows.append(_row(app, eta, severity))
         table = self.query_one(FilterTable)
         table.set_rows(rows)

@@ -82,7 +82,8 @@ class TopicRecordsScreen(DataScreen):
 
     @on(DataTable.RowHighlighted, "#records")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        record = self.shown.get(event.row_key.value) if event.row_key else None
+        key = event.row_key.value if event.row_key else None
+        record = self.shown.get(key) if key is not None else None
         if record is not None:
             self._detail(record)
 
