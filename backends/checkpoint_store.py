@@ -244,9 +244,11 @@ def _timeout_adapter(timeout: float):
     """An adapter giving every request of a session this timeout (fsspec's WebHDFS sets none)."""
     import requests.adapters
 
+    default_timeout = timeout
+
     class TimeoutAdapter(requests.adapters.HTTPAdapter):
-        def send(self, request, **kwargs):
-            kwargs["timeout"] = kwargs.get("timeout") or timeout
-            return super().send(request, **kwargs)
+        def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+            return super().send(request, stream=stream, timeout=timeout or default_timeout, verify=verify,
+                                cert=cert, proxies=proxies)
 
     return TimeoutAdapter()

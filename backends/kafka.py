@@ -17,6 +17,7 @@ import time
 import uuid
 from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -579,7 +580,7 @@ def _error_code(error):
     """The code of a KafkaException or of a bare KafkaError (a listing's errors are those)."""
     if hasattr(error, "code"):
         return error.code()
-    err = error.args[0] if getattr(error, "args", None) else None
+    err: Any = error.args[0] if getattr(error, "args", None) else None  # a KafkaError value
     return err.code() if hasattr(err, "code") else None
 
 
