@@ -22,7 +22,7 @@ def answering(routes: Mapping[str, Route]):
     """An HTTP server on 127.0.0.1; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
+        def do_GET(self):  # http.server's name
             status, headers, body = routes.get(self.path, (404, {}, b"not found"))
             self.send_response(status)
             headers = {"Content-Length": str(len(body)), **headers}

@@ -384,7 +384,7 @@ def test_rows_another_store_wrote_with_a_larger_cap_are_known_as_written(tmp_pat
 def test_the_reads_after_record_use_what_it_wrote(store):
     store.record("ctx", [lag(100, 200)], T0)
     statements: list[str] = []
-    store._db.set_trace_callback(statements.append)
+    store._db.set_trace_callback(statements.append)  # the private handle: what reaches SQLite
     store.record("ctx", [lag(150, 260)], T0 + MINUTE)
     store.evaluate("ctx", "g", T0 + MINUTE, 0, WINDOW)
     store.lag_seconds_from_history("ctx", "g", "weblogs", 0, 150, T0 + MINUTE)
