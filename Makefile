@@ -29,8 +29,14 @@ demo: venv-demo
 	$(BIN)/streamctl sandbox up
 	scripts/demo-view
 
-## test: the whole suite (unit + integration against a real sandbox started by the fixtures)
-test: venv-test
+## lint: ruff, mypy and import-linter, configured in pyproject.toml (scripts/lint)
+.PHONY: lint
+lint: venv-test
+	$(BIN)/python scripts/lint
+
+## test: the static checks, then the whole suite (unit + integration against a real sandbox
+## started by the fixtures)
+test: venv-test lint
 	scripts/system-deps
 	$(BIN)/streamctl sandbox fetch --kraft
 	$(BIN)/pytest

@@ -13,7 +13,7 @@ import random
 import signal
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 PATHS = ["/", "/index.html", "/products", "/products/{id}", "/cart", "/checkout", "/search?q={word}",
@@ -57,7 +57,7 @@ def run(file: Path, rate: float, count: int | None = None, seed: int | None = No
             if count is not None:
                 due = min(due, count)
             if due > written:
-                now = datetime.now(timezone.utc)
+                now = datetime.now(UTC)
                 out.write("".join(access_line(rng, now) + "\n" for _ in range(due - written)))
                 out.flush()
                 written = due

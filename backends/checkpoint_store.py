@@ -19,7 +19,7 @@ broken checkpoint); a missing file raises FileNotFoundError as a local one does.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
@@ -98,7 +98,7 @@ class WebHdfsStore:
             self.fs = fsspec.filesystem("webhdfs", host=parts.hostname, port=parts.port or 9870,
                                         user=user, use_https=parts.scheme in ("https", "swebhdfs"),
                                         skip_instance_cache=True)
-        except Exception as exc:  # fsspec's constructor asks nothing of the server; be safe anyway
+        except Exception as exc:  # noqa: BLE001 - fsspec's constructor asks nothing of the server; be safe anyway
             raise StoreUnreachable(f"{self.label}: {exc}") from None
         adapter = _timeout_adapter(timeout)
         self.fs.session.mount("http://", adapter)
@@ -224,7 +224,7 @@ def store_for(location: str, webhdfs_url: str | None = None, user: str | None = 
     if parts.scheme in ("s3", "s3a"):
         if not parts.netloc:
             raise UsageError(f"{location}: no bucket (s3a://bucket/path)")
-        store = S3Store(s3_endpoint_url, timeout)
+        store: S3Store | WebHdfsStore | LocalStore = S3Store(s3_endpoint_url, timeout)
     elif parts.scheme == "webhdfs":
         store = WebHdfsStore(f"http://{parts.netloc}", user, timeout)
     elif parts.scheme == "hdfs":
@@ -244,9 +244,11 @@ def _timeout_adapter(timeout: float):
     """An adapter giving every request of a session this timeout (fsspec's WebHDFS sets none)."""
     import requests.adapters
 
+    default_timeout = timeout
+
     class TimeoutAdapter(requests.adapters.HTTPAdapter):
-        def send(self, request, **kwargs):
-            kwargs["timeout"] = kwargs.get("timeout") or timeout
-            return super().send(request, **kwargs)
+        def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+            return super().send(request, stream=stream, timeout=timeout or default_timeout, verify=verify,
+                                cert=cert, proxies=proxies)
 
     return TimeoutAdapter()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import ssl
 import time
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 from urllib.parse import quote
 
 import httpx
@@ -72,7 +72,7 @@ class ConnectBackend:
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> ConnectBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -213,10 +213,11 @@ def tls_context(tls: ConnectTls) -> ssl.SSLContext:
         context = ssl.create_default_context()
     except ssl.SSLError as exc:  # a broken system CA store
         raise ConnectError(f"connect: the system's CA certificates: {_ssl_reason(exc)}") from None
+    # Each load runs only when its setting is set (below): the `or ""` is for the type checker.
     for setting, load in (("ca", lambda: context.load_verify_locations(
-                               **({"capath": tls.ca} if os.path.isdir(tls.ca) else {"cafile": tls.ca}))),
+                               **({"capath": tls.ca} if os.path.isdir(tls.ca or "") else {"cafile": tls.ca}))),
                           ("client_cert", lambda: context.load_cert_chain(
-                               tls.client_cert, tls.client_key, tls.client_key_password))):
+                               tls.client_cert or "", tls.client_key, tls.client_key_password))):
         path = getattr(tls, setting)
         if path is None:
             continue

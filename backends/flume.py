@@ -9,6 +9,7 @@ then everything counted happened after the earlier poll, and the rate runs from 
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import httpx
@@ -53,7 +54,7 @@ def decode(body: bytes, url: str) -> dict:
     return payload
 
 
-def _reason(exc: httpx.HTTPError) -> str:
+def _reason(exc: httpx.HTTPError | httpx.InvalidURL) -> str:
     return describe(exc)
 
 
@@ -82,7 +83,7 @@ def _number(value) -> float | None:
         number = float(value)
     except (TypeError, ValueError):
         return None
-    return number if number == number and abs(number) != float("inf") else None
+    return number if math.isfinite(number) else None
 
 
 def poll(url: str, timeout: float) -> Poll:
@@ -133,7 +134,7 @@ class _Delta:
 
 
 def _zero(counters: Counters) -> Counters:
-    return Counters(counters.kind, counters.name, {k: 0.0 for k in counters.values})
+    return Counters(counters.kind, counters.name, dict.fromkeys(counters.values, 0.0))
 
 
 def status(name: str, url: str, current: Poll, baseline: Poll | None,

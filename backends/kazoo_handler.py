@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import select
-import socket
 import threading
 
 from kazoo.handlers.threading import SequentialThreadingHandler
@@ -74,7 +73,7 @@ class ReadAheadSocket:
                 poller = select.poll()
                 poller.register(self._sock.fileno(), WRITE)
                 if not poller.poll(math.ceil(self._write_timeout * 1000)):
-                    raise socket.timeout("socket time-out during write") from None
+                    raise TimeoutError("socket time-out during write") from None
                 continue
             if not sent:
                 raise ConnectionError("socket connection broken")

@@ -18,6 +18,7 @@ import concurrent.futures
 import json
 import os
 import time
+from typing import Any
 from collections import deque
 
 from streamctl.model.spark import is_id, BatchOffsets, CheckpointStatus, PartitionJobLag, ProgressSample, ProgressTail, JobView
@@ -102,7 +103,8 @@ class _Reader:
 
     def _probe_up(self, name: str, known: int) -> int:
         """The highest id N >= known such that known..N all exist (galloping, then bisection)."""
-        exists = lambda batch: self.store.exists(self._path(name, str(batch)))
+        def exists(batch):
+            return self.store.exists(self._path(name, str(batch)))
         low, step = known, 1
         while exists(low + step):
             low, step = low + step, step * 2
@@ -266,7 +268,7 @@ def _latest_offsets(admin, topics: set[str], timeout: float) -> dict[tuple[str, 
         return {(tp.topic, tp.partition): f.result(timeout=max(0.1, ends - time.monotonic())).offset
                 for tp, f in futures.items()}
     except KafkaException as exc:
-        err = exc.args[0] if exc.args else None
+        err: Any = exc.args[0] if exc.args else None  # a KafkaError value
         raise KafkaError(f"reading log-end offsets failed: {err.str() if hasattr(err, 'str') else exc}") from None
     except concurrent.futures.TimeoutError:
         raise KafkaError("reading log-end offsets timed out") from None
@@ -395,7 +397,7 @@ def observe_job(name: str, checkpoint_dir: str, *, kafka_config: dict[str, str] 
             app_id = app_id or next((str(a.get("id")) for a in apps if isinstance(a, dict) and a.get("id")), None)
         except SparkUnreachable as exc:
             rest, rest_error = "unreachable", str(exc)
-    if log_ends is not None:
+    if log_ends is not None and checkpoint is not None:  # log ends are asked only with a checkpoint
         try:
             lags = tuple(job_lag(checkpoint, log_ends.result()))
         except StreamctlError as exc:

@@ -17,7 +17,7 @@ import importlib.util
 import logging
 import threading
 from collections import deque
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import (
@@ -33,6 +33,7 @@ from streamctl.backends.failure import describe
 from streamctl.backends.zookeeper_data import depth_of, join, validate_path
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
+from typing import Self
 
 DEFAULT_WINDOW = 1024  # outstanding requests while walking
 MIN_SESSION_TIMEOUT = 6.0  # seconds; ZooKeeper clamps to [2, 20] ticks anyway
@@ -133,7 +134,7 @@ class ZooKeeperBackend:
             client.stop()
             client.close()
 
-    def __enter__(self) -> ZooKeeperBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -291,7 +292,7 @@ class ZooKeeperBackend:
         """The subtree as TreeNodes with du-like totals (nodes, data bytes) per node."""
         nodes: dict[str, TreeNode] = {}
         order: list[TreeNode] = []
-        top = None
+        top: TreeNode | None = None
         for walked in self.walk(root, max_depth):
             node = TreeNode(walked.path, walked.stat, walked.children is not None,
                             subtree_bytes=walked.stat.data_length)
@@ -307,6 +308,8 @@ class ZooKeeperBackend:
                 node.subtree_nodes += child.subtree_nodes
                 node.subtree_bytes += child.subtree_bytes
                 node.complete = node.complete and child.complete
+        if top is None:  # the walk yields its root first, or raises
+            raise ZooKeeperError(f"{root}: nothing walked")
         return top
 
     def find(self, root: str, glob) -> list[Walked]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from fnmatch import fnmatchcase
 
 from streamctl.errors import UsageError
@@ -134,7 +134,7 @@ def hexdump(data: bytes, width: int = HEX_WIDTH) -> str:
 def iso_ms(ms: int) -> str:
     """Milliseconds since the epoch as ISO 8601 UTC with milliseconds (as is when outside years 1-9999)."""
     try:
-        moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+        moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     except (OverflowError, ValueError, OSError):  # e.g. a registration timestamp from a damaged znode
         return f"{ms} ms"
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
@@ -173,7 +173,7 @@ def stat_dict(stat: ZStat) -> dict:
     }
 
 
-def human_bytes(count: int) -> str:
+def human_bytes(count: float) -> str:
     if count < 1024:
         return f"{count} B"
     for unit in ("KiB", "MiB", "GiB"):

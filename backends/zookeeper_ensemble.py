@@ -10,6 +10,7 @@ answers are merged: the AdminServer's numbers where present, else mntr's, else s
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -165,8 +166,8 @@ def fields_from_mntr(values: dict) -> dict:
         out["serving"] = state in SERVING_MODES
     for key, name in (("min_latency", "latency_min_ms"), ("avg_latency", "latency_avg_ms"),
                       ("max_latency", "latency_max_ms")):
-        if isinstance(get(key), int | float):
-            out[name] = float(get(key))
+        if isinstance(value := get(key), int | float):
+            out[name] = float(value)
     for key, name in (("outstanding_requests", "outstanding"), ("znode_count", "znode_count"),
                       ("watch_count", "watch_count"), ("ephemerals_count", "ephemerals"),
                       ("num_alive_connections", "connections"), ("synced_followers", "followers")):
@@ -232,7 +233,7 @@ def _admin_get(url: str, timeout: float) -> dict:
 def probe_server(host: str, port: int, timeout: float, admin_url: str | None = None) -> ServerHealth:
     """Every available view of one server, queried concurrently and merged."""
     name = f"{host}:{port}"
-    jobs = {"srvr": lambda: four_letter(host, port, "srvr", timeout),
+    jobs: dict[str, Callable[[], object]] = {"srvr": lambda: four_letter(host, port, "srvr", timeout),
             "mntr": lambda: four_letter(host, port, "mntr", timeout),
             "ruok": lambda: four_letter(host, port, "ruok", timeout)}
     if admin_url:
@@ -241,7 +242,7 @@ def probe_server(host: str, port: int, timeout: float, admin_url: str | None = N
         jobs["admin/ruok"] = lambda: _admin_get(f"{admin_url}/ruok", timeout)
     with ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix=f"zk-probe-{name}") as pool:
         futures = {command: pool.submit(job) for command, job in jobs.items()}
-        answers = {}
+        answers: dict[str, object] = {}
         for command, future in futures.items():
             try:
                 answers[command] = future.result()

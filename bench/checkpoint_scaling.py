@@ -123,7 +123,8 @@ def hdfs(runs: int) -> tuple[str, dict]:
         state, _ = sandbox.up(brokers=1, addon_roles=(ROLE,), distributed=True)
         try:
             webhdfs = state.extras["hdfs"]["webhdfs_url"]
-            store = lambda: WebHdfsStore(webhdfs, state.extras["hdfs"]["user"], timeout=10.0)
+            def store():
+                return WebHdfsStore(webhdfs, state.extras["hdfs"]["user"], timeout=10.0)
             for name, batches, keep in (("ten", 10, None), ("ten-thousand", 10_000, 100)):
                 store().fs.put(str(generate(Path(tmp) / name, batches, keep)), f"/bench/{name}", recursive=True)
                 reader = store()

@@ -128,7 +128,7 @@ def _target(url: str | None) -> tuple[str, str | None]:
         ctx = load_config().context()
     except Exception as exc:  # noqa: BLE001 - any config error: --url alone still works
         if not url:
-            raise SystemExit(f"no --url and no usable config context: {exc}")
+            raise SystemExit(f"no --url and no usable config context: {exc}") from None
         say(f"config: {exc}; streamctl will probably not reach {url}")
         return url.rstrip("/"), None
     if ctx.connect is None and not url:

@@ -51,7 +51,7 @@ import threading
 import time
 import zipfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from bench.check_vs_kafka_cli import STREAMCTL
@@ -116,7 +116,7 @@ def _target() -> tuple[str, dict[str, str]]:
     try:
         ctx = load_config().context()
     except Exception as exc:  # noqa: BLE001 - any config error
-        raise SystemExit(f"no usable config context: {exc}")
+        raise SystemExit(f"no usable config context: {exc}") from None
     config = ctx.kafka.client_config()
     if config.get("security.protocol", "plaintext").lower() != "plaintext":
         raise SystemExit(f"context '{ctx.name}' uses {config['security.protocol']}: kcat and ConsoleConsumer "
@@ -213,7 +213,7 @@ def _records(seed: int):
     rng = random.Random(seed)
     start = time.time() - 3600
     for i in itertools.count():
-        stamp = datetime.fromtimestamp(start + i * 0.0036, timezone.utc).isoformat(timespec="milliseconds")
+        stamp = datetime.fromtimestamp(start + i * 0.0036, UTC).isoformat(timespec="milliseconds")
         n, h = rng.randrange(1, 99_999), f"{rng.getrandbits(32):08x}"
         path = rng.choice(PATHS).format(n=n, h=h)
         value = (f'{{"ts":"{stamp[:-6]}Z","host":"web-{rng.randrange(1, 13):02d}",'
@@ -441,7 +441,7 @@ def _verify(commands: dict[str, Command], env: dict[str, str]) -> dict[str, Run]
     for name, command in commands.items():
         counted[name] = run(command.argv, env, count=True)
         say(f"{name} counted: {counted[name].lines} lines (expected {command.expected})")
-    literal = [arg for arg in commands["streamctl"].argv]
+    literal = list(commands["streamctl"].argv)
     at = literal.index("--max-bytes")
     del literal[at:at + 2]
     counted["as written"] = run(literal, env, count=True)

@@ -4,8 +4,8 @@
                                         [--bootstrap HOST:PORT,...] [--trace-out DIR]
 
 Starts its own sandbox (3 brokers), creates the topics and groups and waits for the brokers to
-go quiet after that (or measures the populated cluster at --bootstrap), then runs `streamctl` in a pseudo-terminal (120x40) with STREAMCTL_TRACE
-set, --runs times, and measures, as whole processes:
+go quiet after that (or measures the populated cluster at --bootstrap), then runs `streamctl` in a
+pseudo-terminal (120x40) with STREAMCTL_TRACE set, --runs times, and measures, as whole processes:
   first paint   process start -> the Overview's first frame (target < 1.0 s), and -> the
                 Overview painted with every component evaluated (target < 2 s)
   memory        resident set after the Topics and Groups screens loaded everything (< 150 MB),

@@ -35,8 +35,8 @@ def run(bootstrap_servers: str, topic: str, group: str, stop: threading.Event) -
     try:
         while not stop.is_set():
             message = consumer.poll(0.5)
-            if message is not None and not message.error() and message.key() is not None:
-                counts[message.key().decode(errors="replace")] = message.value().decode(errors="replace")
+            if message is not None and not message.error() and (key := message.key()) is not None:
+                counts[key.decode(errors="replace")] = (message.value() or b"").decode(errors="replace")
             if time.monotonic() - reported >= REPORT_EVERY:
                 print("counts " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())), flush=True)
                 reported = time.monotonic()

@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                 if query.awaitTermination(1.0 / len(queries)):
                     failed = failed or query.exception() or "query stopped"
                     stop.set()
-            except Exception as exc:  # a StreamingQueryException: the query died
+            except Exception as exc:  # noqa: BLE001 - a StreamingQueryException: the query died
                 failed = exc
                 stop.set()
     for query in queries:

@@ -39,7 +39,7 @@ class LazyGroup(click.Group):
 
 
 def _installed(target: str) -> bool:
-    return importlib.util.find_spec(target.split(":")[0]) is not None
+    return importlib.util.find_spec(target.split(":", maxsplit=1)[0]) is not None
 
 
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -60,7 +60,10 @@ def cli(ctx: click.Context, context: str | None, config: str | None, read_only: 
     """Operations console for Kafka, ZooKeeper, Flume and Spark Structured Streaming."""
     ctx.obj = Session(context, config, read_only)
     if ctx.invoked_subcommand is None:
-        ctx.invoke(ctx.command.get_command(ctx, "dashboard"))
+        assert isinstance(ctx.command, click.Group)  # this group, or a subclass of it
+        dashboard = ctx.command.get_command(ctx, "dashboard")
+        assert dashboard is not None  # one of COMMANDS
+        ctx.invoke(dashboard)
 
 
 # ---- entry point ----------------------------------------------------------------------

@@ -40,4 +40,6 @@ def completion(ctx: click.Context, shell: str) -> None:
       streamctl completion fish > ~/.config/fish/completions/streamctl.fish
     """
     root = ctx.find_root().command  # the `streamctl` group, whichever entry point built it
-    click.echo(get_completion_class(shell)(root, {}, "streamctl", COMPLETE_VAR).source())
+    completion_class = get_completion_class(shell)
+    assert completion_class is not None  # shell is one of click's own choices
+    click.echo(completion_class(root, {}, "streamctl", COMPLETE_VAR).source())

@@ -34,6 +34,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from streamctl import paths
 from streamctl.atomic import write_atomic
 from streamctl.errors import UsageError
+import itertools
 
 REDACTED = "***"
 _SECRET_WORDS = ("password", "secret", "token")
@@ -831,7 +832,7 @@ def _read_text(path: Path) -> str | None:
         raise ConfigError(f"{path}: not UTF-8 text") from None
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Load and validate the config file; a missing file is an empty config."""
     target = paths.config_file(path)
     text = _read_text(target)
@@ -885,7 +886,7 @@ def _read_document(path: Path) -> tuple[Any, Any]:
 def _mapping_indent(text: str) -> int:
     """How far the file indents a nested mapping (2 when it has none)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    for line, following in zip(lines, lines[1:]):
+    for line, following in itertools.pairwise(lines):
         depth = len(line) - len(line.lstrip(" "))
         deeper = len(following) - len(following.lstrip(" "))
         if line.rstrip().endswith(":") and deeper > depth and not following.lstrip().startswith("-"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 from typing import TYPE_CHECKING
 
@@ -108,7 +108,8 @@ def print_table(table: Table, console: Console | None = None) -> None:
         column.min_width = min(width, max(MIN_COLUMN, len(str(column.header))))
     if not console.is_terminal:  # Rich caps a print at the console's width: widen a copy
         wide = Console(file=console.file, width=max(console.width, _framed(widths)), no_color=console.no_color,
-                       color_system=console.color_system, force_terminal=False)
+                       color_system=console.color_system,  # type: ignore[arg-type]  # a name the constructor takes
+                       force_terminal=False)
         wide.print(table)
         return
     while len(table.columns) > KEPT_COLUMNS and _framed(c.min_width for c in table.columns) > console.width:
@@ -116,8 +117,9 @@ def print_table(table: Table, console: Console | None = None) -> None:
     # Rich would squeeze some columns to nothing: narrow the widest ones first, to their minimum.
     widths = widths[:len(table.columns)]
     excess = _framed(widths) - console.width
-    while excess > 0 and any(w > c.min_width for w, c in zip(widths, table.columns)):
-        widest = max(range(len(widths)), key=lambda i: widths[i] - table.columns[i].min_width)
+    # min_width is set on every column above (`or 0` only for the type checker)
+    while excess > 0 and any(w > (c.min_width or 0) for w, c in zip(widths, table.columns)):
+        widest = max(range(len(widths)), key=lambda i: widths[i] - (table.columns[i].min_width or 0))
         widths[widest] -= 1
         excess -= 1
     for column, width in zip(table.columns, widths):

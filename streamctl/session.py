@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from streamctl.config import Context
 
 
 class Session:
@@ -19,7 +23,7 @@ class Session:
 
         return paths.config_file(self.config_arg)
 
-    def context(self):
+    def context(self) -> Context:
         from streamctl.config import load_config
 
         return load_config(self.config_path).context(self.context_name)

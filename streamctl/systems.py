@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 # The declaration modules, each with a module-level SYSTEM; their order is the order of the
 # Overview's cards, of `check`'s components and of the sandbox's add-ons (before `after`).
@@ -90,7 +91,7 @@ def systems() -> tuple[System, ...]:
     return tuple(importlib.import_module(module).SYSTEM for module in SYSTEMS)
 
 
-def load(target: str):
+def load(target: str) -> Any:
     """The object a "module:attribute" string names (imports its module)."""
     module, _, attribute = target.partition(":")
     return getattr(importlib.import_module(module), attribute)

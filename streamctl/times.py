@@ -57,7 +57,7 @@ def _epoch_ms(text: str, option: str, shown: str) -> int:
     if zone and (int(zone[1]) > 23 or int(zone[2]) > 59):
         raise UsageError(f"{option} {shown!r}: zone offset out of range (at most ±23:59)")
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text)
         if moment.tzinfo is None:
             moment = moment.astimezone()
         return int(moment.timestamp() * 1000)

@@ -13,7 +13,7 @@ import json
 import re
 
 # What a service that is away, slow or mid-move makes a collector say.
-SERVICE_CONDITION = re.compile("|".join([
+SERVICE_CONDITION = re.compile("|".join([  # noqa: FLY002 (one alternative a line, with comments)
     r"deadline",  # "deadline reached", "no answer within the deadline", "cut short by the deadline"
     r"no answer", r"did not answer", r"does not answer", r"not answering",
     r"no time left",  # "no time left before the deadline"

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.command import Hit, Hits, Provider
 
+if TYPE_CHECKING:
+    from streamctl.tui.app import StreamctlApp
+
 
 class StreamctlCommands(Provider):
+    if TYPE_CHECKING:
+        @property
+        def app(self) -> StreamctlApp: ...  # the App this palette serves
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for label, help_text, callback in self.app.palette_entries():

@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import time
+from typing import Any
 
 
 class Trace:
@@ -14,7 +15,7 @@ class Trace:
         self.path = path
         self.worst_stall = 0.0
         self.worst_gc = 0.0  # the longest garbage collection pause (any thread holds the GIL)
-        self._expected = None
+        self._expected: float | None = None
         self._gc_started = self._gc_cpu_started = 0.0
 
     @classmethod
@@ -76,7 +77,7 @@ class Trace:
                             runqueue_ms=round((_runqueue_wait() - queued_started) * 1000, 1),
                             callback=_describe(handle))
 
-        asyncio.events.Handle._run = timed_run
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign, assignment]  # the trace wraps every callback
 
 
 def _runqueue_wait() -> float:
@@ -91,7 +92,7 @@ def _runqueue_wait() -> float:
 def _describe(handle) -> str:
     """The task (and its coroutine) or the function a callback runs, for a person reading the trace."""
     callback = handle._callback
-    task = getattr(callback, "__self__", None)
+    task: Any = getattr(callback, "__self__", None)  # an asyncio Task when the callback steps one
     coro = getattr(task, "get_coro", lambda: None)()
     if coro is not None:
         return f"{task.get_name()} {coro.__qualname__}"

@@ -29,7 +29,7 @@ class KafkaAdmin(KafkaBackend):
         (plain numbers, so a call can cross a process boundary: OffsetSpec does not pickle)."""
         if not partitions:
             return {}
-        spec = OffsetSpec(timestamp)
+        spec = OffsetSpec(timestamp)  # type: ignore[abstract]  # its __new__ picks the concrete spec
         futures = self._admin.list_offsets({TopicPartition(t, p): spec for t, p in partitions},
                                            request_timeout=self.timeout)
         return {(tp.topic, tp.partition): self._call(lambda f=f: f.result(timeout=self.timeout + 5).offset,

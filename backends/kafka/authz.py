@@ -10,7 +10,8 @@ client's login. The message reads like an ACL: principal, operation, resource ty
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from confluent_kafka import KafkaError as KafkaErrorCode
 
@@ -63,7 +64,7 @@ def error_code(error) -> int | None:
     """The code of a KafkaException, or of a bare confluent_kafka KafkaError value."""
     if hasattr(error, "code"):
         return error.code()
-    first = error.args[0] if getattr(error, "args", None) else None
+    first: Any = error.args[0] if getattr(error, "args", None) else None
     return first.code() if hasattr(first, "code") else None
 
 
@@ -71,8 +72,8 @@ def refusal(error, what: str, who: str, needs: Iterable[Acl]) -> NotAuthorized |
     """The NotAuthorized for `error` when it is an authorizer's refusal of `what`, else None.
     Of `needs`, the ACL on the resource type the code names is the one missing."""
     code = error_code(error)
-    kind = REFUSALS.get(code)
-    if kind is None:
+    kind = REFUSALS.get(code) if code is not None else None
+    if code is None or kind is None:
         return None
     acl = next((a for a in needs if a.resource_type == kind), None)
     missing = str(acl) if acl else f"an ACL on a {kind}"

@@ -8,7 +8,8 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from confluent_kafka import KafkaException
 
@@ -84,19 +85,19 @@ FORK_GUARD = ForkGuard()
 
 
 def _fresh_guard_in_child() -> None:
-    global FORK_GUARD
+    global FORK_GUARD  # noqa: PLW0603 - the forked child replaces its inherited guard
     FORK_GUARD = ForkGuard()  # the child's copy of the lock is held by a thread it does not have
 
 
 os.register_at_fork(after_in_child=_fresh_guard_in_child)
 
 
-def new_client(factory, config: dict[str, str]):
+def new_client(factory, config: dict[str, Any]):  # values: strings, or a logger
     """A librdkafka client; a property it rejects is the operator's config error, on one line."""
     try:
         return factory(config)
     except KafkaException as exc:
-        err = exc.args[0] if exc.args else None
+        err: Any = exc.args[0] if exc.args else None  # a KafkaError value
         reason = (err.str() if hasattr(err, "str") else str(exc)).strip().splitlines()[0]
         raise UsageError(_property_error(reason, config)) from None
 
@@ -105,7 +106,7 @@ def new_client(factory, config: dict[str, str]):
 _TLS_FILE_KEYS = ("ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.crl.location")
 
 
-def _property_error(reason: str, config: dict[str, str]) -> str:
+def _property_error(reason: str, config: dict[str, Any]) -> str:
     """'kafka.properties.KEY (PATH): what OpenSSL said' for a TLS file librdkafka could not use."""
     for key in _TLS_FILE_KEYS:
         if f"{key} failed" in reason:  # "Failed to create admin client: ssl.key.location failed: error:..."
@@ -141,7 +142,7 @@ def tls_reason(message: str, config: dict[str, str]) -> str | None:
                     f"({ca}) (certificate verify failed)")
         return ("TLS: the broker's certificate is not signed by a CA this host trusts: set "
                 "kafka.properties.ssl.ca.location (certificate verify failed)")
-    if "alert" in text and "certificate" in text or "alert unknown ca" in text:
+    if ("alert" in text and "certificate" in text) or "alert unknown ca" in text:
         if not has_cert:
             return ("TLS: kafka.properties.ssl.certificate.location not set: the broker requires a client "
                     "certificate")
@@ -191,5 +192,5 @@ def reason(exc: BaseException) -> str:
         return "timed out"
     if not isinstance(exc, BaseException) and hasattr(exc, "str"):  # a KafkaError value, not raised
         return exc.str()
-    err = exc.args[0] if exc.args else None
+    err: Any = exc.args[0] if exc.args else None  # a KafkaError value
     return err.str() if hasattr(err, "str") else str(exc)

@@ -16,7 +16,8 @@ import threading
 import time
 import uuid
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -113,7 +114,7 @@ class KafkaBackend:
                 [resource], request_timeout=deadline.left("describe_configs"))[resource]
         roles = {}
         for broker, future in futures.items():
-            entries = self._call(lambda: future.result(timeout=deadline.left("describe_configs")),
+            entries = self._call(lambda: future.result(timeout=deadline.left("describe_configs")),  # noqa: B023 - called here
                                  f"describing broker {broker}", Acl("Cluster", CLUSTER, "DescribeConfigs"))
             if (value := entries.get("process.roles")) is not None and value.value:
                 roles[broker] = value.value
@@ -393,7 +394,7 @@ class KafkaBackend:
         now = time.time()
         out = []
         for l in lags:
-            ts = stamps.get((l.topic, l.partition, l.committed))
+            ts = stamps.get((l.topic, l.partition, l.committed)) if l.committed is not None else None
             if ts is not None and l.lag:
                 l = replace(l, lag_seconds=max(0.0, now - ts), lag_seconds_source="record", record_time=ts)
             out.append(l)
@@ -566,7 +567,7 @@ def list_groups(admin: AdminClient, deadline: Deadline):
         # The brokers' requests time out first, so a broker that does not answer costs only its
         # own groups (an error in the answer), not the whole listing.
         listing = call(lambda: admin.list_consumer_groups(
-            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),
+            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),  # noqa: B023 - called at once
             "listing consumer groups")
         loading = any(_error_code(e) in _LISTING_RETRIABLE for e in listing.errors)
         pause_ends = time.monotonic() + LISTING_RETRY_PAUSE
@@ -579,7 +580,7 @@ def _error_code(error):
     """The code of a KafkaException or of a bare KafkaError (a listing's errors are those)."""
     if hasattr(error, "code"):
         return error.code()
-    err = error.args[0] if getattr(error, "args", None) else None
+    err: Any = error.args[0] if getattr(error, "args", None) else None  # a KafkaError value
     return err.code() if hasattr(err, "code") else None
 
 

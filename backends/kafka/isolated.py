@@ -102,10 +102,13 @@ class IsolatedKafka:
 
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
     """A KafkaBackend (KafkaAdmin with admin=True) for the context, each call in a child."""
+    from streamctl.backends.kafka.cluster import KafkaBackend
+
+    client_class: type[KafkaBackend] = KafkaBackend
     if admin:
-        from streamctl.backends.kafka.admin import KafkaAdmin as client_class
-    else:
-        from streamctl.backends.kafka.cluster import KafkaBackend as client_class
+        from streamctl.backends.kafka.admin import KafkaAdmin
+
+        client_class = KafkaAdmin
     return IsolatedKafka(client_class, client_config, timeout=timeout)
 
 
@@ -118,7 +121,7 @@ def _run_method(factory, method: str, args: tuple, kwargs: dict):
 def call_begins() -> None:
     """In a child: its client is made and the call begins (a no-op after the first time, and
     outside a child). Until then a caller that passed `start_within` may replace the child."""
-    global _begun_fd
+    global _begun_fd  # noqa: PLW0603 - one begun pipe per child process
     if _begun_fd is not None:
         os.write(_begun_fd, BEGUN)
         _begun_fd = None
@@ -256,7 +259,7 @@ class _Child:
 
 
 def _child(function, write_end: int, stacks: ChildStacks, what: str) -> None:
-    global _begun_fd
+    global _begun_fd  # noqa: PLW0603 - one begun pipe per child process
     try:
         _die_with_parent()
         stacks.register()

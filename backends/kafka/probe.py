@@ -44,7 +44,7 @@ def silence(address: str, timeout: float) -> str | None:
             sock.recv(4)  # any answer, or the server closing the connection, is an answer
     except ConnectionRefusedError:
         return "refuses connections"
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         return f"did not answer within {timeout:.1f} s"
     except (OSError, ValueError) as exc:
         return f"unreachable ({exc})"

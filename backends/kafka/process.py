@@ -231,7 +231,7 @@ def serve(fd: int) -> None:
     try:
         from streamctl.backends.kafka.admin import KafkaAdmin
 
-        admin = KafkaAdmin(client_config, timeout=timeout)
+        admin: KafkaAdmin | _Failing = KafkaAdmin(client_config, timeout=timeout)
     except StreamctlError as exc:  # a property librdkafka rejects: every call says so
         admin = _Failing(exc)
     send_lock = threading.Lock()

@@ -9,7 +9,7 @@ import threading
 import time
 import uuid
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
@@ -17,6 +17,7 @@ from confluent_kafka import KafkaError as KafkaErrorCode
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import KafkaError, new_client, reason, socket_timeout_ms
 from streamctl.model.records import OutgoingRecord, Record
+from typing import Any, Self
 
 BATCH = 1000
 # librdkafka stops fetching a partition whose prefetch queue is full and waits
@@ -55,7 +56,7 @@ class RecordReader:
         closing.start()
         closing.join(self.timeout)
 
-    def __enter__(self) -> RecordReader:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -97,7 +98,7 @@ class RecordReader:
     # ---- reading ---------------------------------------------------------------------------
 
     def read(self, topic: str, start: dict[int, int], follow: bool = False,
-             stop: Callable[[], bool] = lambda: False) -> Iterator[Record]:
+             stop: Callable[[], bool] = lambda: False) -> Generator[Record, None, None]:
         """Records from each partition's start offset; without `follow`, until each partition's
         end offset (read once, before reading), or `timeout` seconds without a record."""
         for batch in self.read_batches(topic, start, follow, stop):
@@ -145,7 +146,7 @@ class RecordReader:
         those before each partition's end offset, and a partition leaves `pending` at its end.
         The loop a million-record export spends most of its time in: one method call per field,
         the tuple built without a Python-level __new__."""
-        batch = []
+        batch: list[Record] = []
         append = batch.append
         for message in messages:
             error = message.error()
@@ -333,7 +334,7 @@ class TransactionalWriter:
                 self._producer.commit_transaction(self.timeout + 30)
                 return
             except KafkaException as exc:
-                error = exc.args[0] if exc.args else None
+                error: Any = exc.args[0] if exc.args else None  # a KafkaError value
                 if attempt == 2 or not (hasattr(error, "retriable") and error.retriable()):
                     raise
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from streamctl.check.evaluate import COLLECTORS, OPT_IN
 from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError
+
+if TYPE_CHECKING:
+    from streamctl.model.health import Evaluation
 
 FORMATS = ("nagios", "json", "prometheus")
 NAMED_ONLY = [name for name in COLLECTORS if name in OPT_IN]  # quorum, pipeline, probe
@@ -57,7 +61,7 @@ class Outputs:
                 textfile = value
         return cls.asked(fmt, textfile)
 
-    def answer(self, evaluation, now: float) -> None:
+    def answer(self, evaluation: Evaluation, now: float) -> None:
         """The textfile, then stdout; a textfile that cannot be written makes check UNKNOWN."""
         from streamctl.model.health import Evaluation
 
@@ -78,7 +82,7 @@ class Outputs:
         if not (usage and self.fmt == "nagios"):
             self._print(failed, now)
 
-    def _write_textfile(self, evaluation, now: float) -> str | None:
+    def _write_textfile(self, evaluation: Evaluation, now: float) -> str | None:
         """Why the textfile could not be written, or None (written, or none asked)."""
         from streamctl.check.render import write_prometheus_textfile
 
@@ -90,13 +94,15 @@ class Outputs:
             return f"--prometheus-textfile: cannot write {self.textfile}: {exc.strerror or exc}"
         return None
 
-    def _print(self, evaluation, now: float) -> None:
+    def _print(self, evaluation: Evaluation, now: float) -> None:
         from streamctl.check import render
 
         if self.fmt is None:
             return
-        text = {"nagios": render.render_nagios, "json": lambda e: render.render_json(e, now),
-                "prometheus": lambda e: render.render_prometheus(e, now)}[self.fmt](evaluation)
+        if self.fmt == "nagios":
+            text = render.render_nagios(evaluation)
+        else:
+            text = {"json": render.render_json, "prometheus": render.render_prometheus}[self.fmt](evaluation, now)
         click.echo(text.rstrip("\n"))
 
 
@@ -169,7 +175,7 @@ def check_command(session: Session, component: str | None, fmt: str | None, prom
         if not isinstance(exc, CheckError):
             outputs.refuse(str(exc))
         raise
-    except Exception as exc:  # a bug: UNKNOWN naming the log that keeps its traceback, never exit 1 (WARN)
+    except Exception as exc:  # noqa: BLE001 - a bug: UNKNOWN naming the log that keeps its traceback, never exit 1 (WARN)
         from streamctl.check.errorlog import internal_error
 
         reason = internal_error("check", session.context_name or "", exc)
@@ -178,7 +184,7 @@ def check_command(session: Session, component: str | None, fmt: str | None, prom
     _exit_now(render.exit_code(evaluation))
 
 
-def _evaluate(session: Session, components: list[str] | None, timeout: float, probe: bool):
+def _evaluate(session: Session, components: list[str] | None, timeout: float, probe: bool) -> Evaluation:
     from streamctl.check.evaluate import configured_components, evaluate
 
     ctx = session.context()

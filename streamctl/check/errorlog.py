@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import traceback
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 MAX_BYTES = 1_000_000  # past this the log becomes <name>.1 (one older file kept) before the next entry
@@ -21,7 +21,7 @@ def internal_error(where: str, context: str, error: BaseException, path: Path | 
     from streamctl import paths
 
     path = path or paths.check_error_log()
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     entry = (f"{stamp} internal error in {where} (context '{context}', streamctl {_version()}, "
              f"pid {os.getpid()})\n" + "".join(traceback.format_exception(error)) + "\n")
     try:

@@ -18,11 +18,16 @@ import importlib
 import importlib.util
 import threading
 import time
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from streamctl import systems
 from streamctl.check.errorlog import internal_error
 from streamctl.errors import StreamctlError
-from streamctl.model.health import Evaluation, NotEvaluated
+from streamctl.model.health import Evaluation, Finding, Metric, NotEvaluated
+
+if TYPE_CHECKING:
+    from streamctl.config import Context
 
 
 # component -> "module" exporting
@@ -40,25 +45,25 @@ def available() -> list[str]:
     return [name for name, module in COLLECTORS.items() if importlib.util.find_spec(module) is not None]
 
 
-def collector(name: str):
+def collector(name: str) -> ModuleType:
     return importlib.import_module(COLLECTORS[name])
 
 
-def configured_components(ctx) -> list[str]:
+def configured_components(ctx: Context) -> list[str]:
     """What `check` evaluates by default: the components the context configures, opt-ins left out."""
     return [name for name in available() if name not in OPT_IN and collector(name).configured(ctx)]
 
 
-def unconfigured_reason(ctx, name: str) -> str | None:
+def unconfigured_reason(ctx: Context, name: str) -> str | None:
     """Why `name` cannot be evaluated on this context, or None when the context configures it."""
     module = collector(name)
     return None if module.configured(ctx) else f"context '{ctx.name}' has no {module.SECTION}"
 
 
-def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluation:
+def evaluate(ctx: Context, components: list[str], timeout: float, **options: Any) -> Evaluation:
     """Every component's findings, or why it was not evaluated, within `timeout` seconds."""
     deadline_at = time.monotonic() + timeout
-    results: dict[str, object] = {}
+    results: dict[str, tuple[list[Finding], list[Metric]] | NotEvaluated] = {}
 
     def run(name: str) -> None:
         try:
@@ -67,7 +72,7 @@ def evaluate(ctx, components: list[str], timeout: float, **options) -> Evaluatio
             results[name] = exc
         except StreamctlError as exc:  # an expected failure, its message meant for the operator
             results[name] = NotEvaluated(str(exc))
-        except Exception as exc:  # a bug or an unexpected client error: UNKNOWN, the traceback kept
+        except Exception as exc:  # noqa: BLE001 - a bug or an unexpected client error: UNKNOWN, the traceback kept
             results[name] = NotEvaluated(internal_error(f"the {name} collector", ctx.name, exc))
 
     unconfigured = {name: why for name in components if (why := unconfigured_reason(ctx, name))}

@@ -11,10 +11,15 @@ import json
 import math
 import os
 from collections import Counter
-from datetime import datetime, timezone
+from collections.abc import Iterable
+from datetime import datetime, UTC
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from streamctl.model.health import Evaluation, Finding, Metric, Severity
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
 
 SCHEMA = "streamctl.check/v1"  # docs/check-json-schema.json
 PLUGIN_NAME = "STREAMCTL"
@@ -61,10 +66,10 @@ def summary(evaluation: Evaluation) -> str:
     return _oneline((f"{head}: " if head else "") + _join_limited(items, SUMMARY_LIMIT))
 
 
-def _collapsed(problems) -> list[str]:
+def _collapsed(problems: Iterable[Finding]) -> list[str]:
     """One item per severity and code, worst first: `group a lags 710 records, 395 s (+21 more
     KAFKA_GROUP_LAG)`. Twenty lagging groups must not push a silent broker off the first line."""
-    by_code: dict[tuple, list] = {}
+    by_code: dict[tuple[Severity, str], list[Finding]] = {}
     for finding in problems:
         by_code.setdefault((finding.severity, finding.code), []).append(finding)
     return [found[0].text + (f" (+{len(found) - 1} more {code})" if len(found) > 1 else "")
@@ -144,7 +149,7 @@ def render_json(evaluation: Evaluation, now: float) -> str:
         "schema": SCHEMA,
         "state": evaluation.severity.value,
         "exit_code": exit_code(evaluation),
-        "generated_at": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "summary": summary(evaluation),
         "components": {
             name: {"state": state.value, "evaluated": name not in unevaluated,
@@ -181,7 +186,7 @@ def render_prometheus(evaluation: Evaluation, now: float) -> str:
     return generate_latest(_registry(evaluation, now)).decode()
 
 
-def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike, now: float) -> None:
+def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike[str], now: float) -> None:
     """Atomic (streamctl/atomic.py): written to a hidden `.<name>.*.tmp` beside it, then renamed
     over `path`; readable by node_exporter's user. The collector reads only `*.prom` files, so
     it never sees the half-written temporary one."""
@@ -190,7 +195,7 @@ def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike, n
     write_atomic(path, render_prometheus(evaluation, now), mode=0o644)
 
 
-def _registry(evaluation: Evaluation, now: float):
+def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
     from prometheus_client import CollectorRegistry, Gauge
 
     registry = CollectorRegistry()

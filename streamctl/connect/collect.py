@@ -29,8 +29,8 @@ def backend_for(ctx, timeout: float | None = None):
     tls = None
     if settings.ca or settings.client_cert:
         password = settings.client_key_password
-        tls = ConnectTls(*(str(p) if p else None for p in (settings.ca, settings.client_cert, settings.client_key)),
-                         password.get_secret_value() if password else None)
+        ca, cert, key = (str(p) if p else None for p in (settings.ca, settings.client_cert, settings.client_key))
+        tls = ConnectTls(ca, cert, key, password.get_secret_value() if password else None)
     return ConnectBackend(settings.urls, timeout or settings.timeout, auth, tls)
 
 

@@ -8,13 +8,14 @@ STOPPED are WARN unless the context expects them. Sink connectors' consumer grou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from streamctl.model.connect import FAILED, PAUSED, STOPPED, UNASSIGNED, ConnectCluster
 from streamctl.model.health import Finding, Metric, Severity
 
 
-def connect_health(cluster: ConnectCluster, thresholds, expected_paused: list[str] = (),
+def connect_health(cluster: ConnectCluster, thresholds, expected_paused: Sequence[str] = (),
                    unassigned_for: dict[str, float] | None = None) -> tuple[list[Finding], list[Metric]]:
     """`unassigned_for`: seconds each UNASSIGNED connector or task ("name" or "name/3") has
     been seen so, from `unassigned_ages`."""

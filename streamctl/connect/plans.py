@@ -19,7 +19,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 from streamctl.connect.secrets import MASK, is_secret, masked_text
@@ -268,7 +268,7 @@ def undo_dir(context: str, name: str) -> Path:
 def write_undo(context: str, name: str, offsets: list[dict]) -> Path:
     from streamctl.atomic import write_atomic
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
     path = undo_dir(context, name) / f"{stamp}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps({"connector": name, "offsets": offsets}, indent=2) + "\n")

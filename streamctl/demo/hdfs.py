@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import getpass
 import subprocess
+from typing import Any
 
 from streamctl.errors import StreamctlError
 from streamctl.jvm import maven, processes as procs
@@ -72,8 +73,9 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     }))
     (conf / "log4j.properties").write_text(LOG4J)
     classpath = f"{conf}:{maven.classpath(HADOOP, sandbox.jars_root)}"
-    argv = lambda main: ["java", "-Xms32m", f"-Xmx{HEAP}", *JVM_FLAGS, "-XX:TieredStopAtLevel=1",
-                         "-cp", classpath, main]
+    def argv(main):
+        return ["java", "-Xms32m", f"-Xmx{HEAP}", *JVM_FLAGS, "-XX:TieredStopAtLevel=1",
+                "-cp", classpath, main]
     _format(sandbox, argv(NAMENODE))
     state.extras["hdfs"] = {"url": f"hdfs://127.0.0.1:{rpc}", "webhdfs_url": f"http://127.0.0.1:{http}",
                             "user": getpass.getuser()}
@@ -105,7 +107,7 @@ def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
 
     url = state.extras["hdfs"]["webhdfs_url"]
     try:
-        beans = {}
+        beans: dict[str, Any] = {}  # JMX beans: JSON values
         for name in ("NameNodeStatus", "FSNamesystemState", "NameNodeInfo"):
             answer = httpx.get(f"{url}/jmx", params={"qry": f"Hadoop:service=NameNode,name={name}"}, timeout=2.0)
             beans |= (answer.json().get("beans") or [{}])[0]

@@ -43,7 +43,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
         progress_file=data / "progress.jsonl", log=log, ui_port=procs.free_ports(1)[0],
         jars_root=sandbox.jars_root, root=runs_root(sandbox),
         sandbox={"root": str(sandbox.root), "service": SERVICE},
-        **({"master": master, "conf": CLUSTER_CONF} if master else {}),
+        master=master or launcher.DEFAULT_MASTER, conf=CLUSTER_CONF if master else None,
     )
     spec_file = launcher.save_spec(spec, runs_root(sandbox))
     state.extras.setdefault("spark", {})[JOB] = {

@@ -70,7 +70,7 @@ class Agent:
 
     def sink_channels(self) -> dict[str, str]:
         """sink name -> the channel it drains (as written)."""
-        return {s.name: s.get("channel") for s in self.of_kind("sinks") if s.get("channel")}
+        return {s.name: channel for s in self.of_kind("sinks") if (channel := s.get("channel"))}
 
     @property
     def first_line(self) -> int:

@@ -128,7 +128,7 @@ def _source(agent: AgentStatus, source, thresholds, findings, metrics) -> None:
 def _seconds(value: float | None) -> str:
     if value is None:
         return "interval"
-    value = int(round(value))
+    value = round(value)
     if value < 120:
         return f"{value} s"
     minutes, seconds = divmod(value, 60)

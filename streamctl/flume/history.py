@@ -61,7 +61,7 @@ class History:
         for source in poll.of_kind("SOURCE"):
             self._track_source(source, poll.taken_at)
         self.polls = [p for p in self.polls if p.taken_at > poll.taken_at - KEEP_SECONDS]
-        self.polls = (self.polls + [poll])[-KEEP_POLLS:]
+        self.polls = ([*self.polls, poll])[-KEEP_POLLS:]
 
     def _track_source(self, source: Counters, at: float) -> None:
         count = source.get("EventReceivedCount") or 0

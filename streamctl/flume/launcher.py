@@ -68,7 +68,7 @@ def shipped_names() -> list[str]:
                   if p.name.endswith(".properties"))
 
 
-def render(template: str, values: dict[str, str]) -> str:
+def render(template: str, values: dict[str, object]) -> str:
     """Fill `@NAME@` placeholders; every placeholder must have a value."""
     missing = sorted({m for m in _PLACEHOLDER.findall(template) if m not in values})
     if missing:

@@ -156,7 +156,7 @@ def _sink(sink: Component, channels: set[str]) -> list[Problem]:
 def _required(component: Component) -> list[Problem]:
     class_name, _ = flume_types.resolve(component.kind, component.get("type") or "")
     out: list[Problem] = []
-    for need in flume_types.REQUIRED.get(class_name, []):
+    for need in flume_types.REQUIRED.get(class_name, []) if class_name is not None else []:
         options = need if isinstance(need, tuple) else (need,)
         if not any(component.get(option) for option in options):
             out.append(Problem(component.line, f"{component.prefix}.{options[0]}",

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 from streamctl import paths
@@ -103,8 +103,8 @@ def fetch(
         raise StreamctlError("mvn not found: install Apache Maven (Debian: apt-get install maven)")
     target.parent.mkdir(parents=True, exist_ok=True)
     report(f"resolving {artifact_set.title} from Maven Central")
-    with tempfile.TemporaryDirectory(prefix=f".{artifact_set.name}-", dir=target.parent) as work:
-        work = Path(work)
+    with tempfile.TemporaryDirectory(prefix=f".{artifact_set.name}-", dir=target.parent) as work_dir:
+        work = Path(work_dir)
         (work / "pom.xml").write_text(_pom(artifact_set))
         staged = work / "lib"
         result = subprocess.run(

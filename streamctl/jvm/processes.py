@@ -127,7 +127,7 @@ def port_accepts(port: int, host: str = "127.0.0.1", timeout: float = 0.5) -> bo
 def tail(path: Path, lines: int = 15) -> list[str]:
     """The last lines of a log file (empty if there is none)."""
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as f:
+        with open(path, encoding="utf-8", errors="replace") as f:
             return [line.rstrip("\n") for line in deque(f, maxlen=lines)]
     except FileNotFoundError:
         return []

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Mapping, Protocol
+from typing import Protocol
+from collections.abc import Mapping
 
 from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 from streamctl.model.health import Finding, Metric, Severity
@@ -28,8 +29,10 @@ STATUS_VALUE = {"OK": 0, "LAGGING": 1, "UNKNOWN": 2, "REWOUND": 3, "STALLED": 4,
 
 
 class GroupStatusLike(Protocol):
-    status: object  # a str enum: OK, LAGGING, STALLED, STOPPED, REWOUND, UNKNOWN
-    detail: str
+    @property
+    def status(self) -> object: ...  # a str enum: OK, LAGGING, STALLED, STOPPED, REWOUND, UNKNOWN
+    @property
+    def detail(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,7 @@ def _groups(snap, thresholds, filters, group_status, findings, metrics) -> None:
                                         f"group {group} lags {records} records, {seconds:.0f} s", value=records))
         gone = [l for l in lags if l.below_log_start]
         if gone:
-            lost = sum(l.log_start - l.committed for l in gone)
+            lost = sum((l.log_start or 0) - (l.committed or 0) for l in gone)  # both set when below
             findings.append(Finding(WARN, "kafka", f"group {group}", "KAFKA_OFFSET_BELOW_LOG_START",
                                     f"group {group}: committed offset below log start on "
                                     f"{_lag_list(gone)} ({lost} records lost to retention)", value=lost))

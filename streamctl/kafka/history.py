@@ -44,8 +44,8 @@ def snapshot_with_history(backend, request: HistoryRequest,
     with LagStore(request.store) as store:
         config_cache = TopicConfigCache(store)
         configs = config_cache.read(request.context, CONFIGS_KEPT, time.time())
-        known = dict(known_record_times=store.record_times(request.context),
-                     known_groups=store.groups(request.context), known_topic_configs=configs)
+        known = {"known_record_times": store.record_times(request.context),
+                 "known_groups": store.groups(request.context), "known_topic_configs": configs}
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="history") as pool:
             read_ahead = pool.submit(store.read_ahead, request.context)
             snap = backend.snapshot(**known, **snapshot_options)

@@ -3,6 +3,7 @@ Overview shows (no I/O, no UI)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -29,7 +30,7 @@ class Severity(str, Enum):
         return {"OK": 0, "UNKNOWN": 1, "WARN": 2, "CRIT": 3}[self.value]
 
     @staticmethod
-    def worst(severities) -> Severity:
+    def worst(severities: Iterable[Severity]) -> Severity:
         return max(severities, key=lambda s: s.rank, default=Severity.OK)
 
 

@@ -54,6 +54,14 @@ class Hop:
         return self.writer.id if self.writer else f"topic:{self.topic}"
 
     @property
+    def node(self) -> Node:
+        """Its writer on an into-the-topic hop, else its reader (every hop has one of them)."""
+        node = self.writer or self.reader
+        if node is None:
+            raise ValueError(f"a hop on {self.topic} with neither a writer nor a reader")
+        return node
+
+    @property
     def target(self) -> str:
         return self.reader.id if self.reader else f"topic:{self.topic}"
 

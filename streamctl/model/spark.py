@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from streamctl.model.spark_cluster import SparkApp
@@ -127,7 +128,7 @@ class JobView:
     def total_lag(self) -> int | None:
         if self.lags is None or any(l.lag is None for l in self.lags):
             return None
-        return sum(l.lag for l in self.lags)
+        return sum(l.lag or 0 for l in self.lags)  # none is None (above)
 
     @property
     def commit_age(self) -> float | None:
@@ -140,7 +141,7 @@ def is_id(name: str) -> bool:
     return name.isascii() and name.isdigit()
 
 
-def _kafka_offsets(sources) -> dict[tuple[str, int], int]:
+def _kafka_offsets(sources: Iterable[object]) -> dict[tuple[str, int], int]:
     offsets: dict[tuple[str, int], int] = {}
     for source in sources:
         if not isinstance(source, dict):

@@ -47,7 +47,7 @@ class StreamsApp:
     def positions(self) -> tuple[int, int]:
         """(committed, log end) summed over every topic it reads: what drain rates are taken from."""
         read = [t for t in self.topics if t.committed is not None]
-        return sum(t.committed for t in read), sum(t.log_end or 0 for t in read)
+        return sum(t.committed or 0 for t in read), sum(t.log_end or 0 for t in read)
 
     @property
     def threads(self) -> int:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from streamctl.errors import AnswerLost, OutcomeUnknown, StreamctlError, UsageError
 from streamctl.ops import audit

@@ -9,9 +9,10 @@ from __future__ import annotations
 import getpass
 import json
 import socket
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from streamctl import paths
 from streamctl.atomic import append_durable
@@ -33,7 +34,7 @@ def record(operation: str, parameters: dict[str, Any], result: str, *, context: 
     and whose re-read failed: it may have been made). `note`: how an "ok" was known (a re-read
     after a lost answer). Returns what was written."""
     entry = {
-        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
         "user": f"{_user()}@{socket.gethostname()}",
         "context": context,
         "operation": operation,
@@ -68,7 +69,7 @@ def read(since: datetime | None = None, path: Path | None = None) -> Iterator[di
             entry = json.loads(line)
             when = datetime.fromisoformat(entry["time"])
             when = when if when.tzinfo else when.astimezone()  # comparable with an aware `since`
-            if not RECORD_KEYS <= entry.keys():
+            if not entry.keys() >= RECORD_KEYS:
                 raise KeyError("a record key is missing")
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError, OSError, RecursionError):
             raise StreamctlError(f"{path}:{number}: not an audit record") from None

@@ -7,6 +7,7 @@ import json
 import click
 
 from streamctl.console import OUTPUT
+from datetime import UTC
 
 
 @click.command("audit")
@@ -20,12 +21,12 @@ def audit(since, output):
       streamctl audit --since -1h
       streamctl audit -o json
     """
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from streamctl.ops import audit as log
     from streamctl.times import parse_time
 
-    when = datetime.fromtimestamp(parse_time(since, "--since") / 1000, tz=timezone.utc) if since else None
+    when = datetime.fromtimestamp(parse_time(since, "--since") / 1000, tz=UTC) if since else None
     records = list(log.read(when))
     if output == "json":
         click.echo(json.dumps(records, indent=2))

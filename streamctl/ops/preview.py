@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 import click
 
@@ -17,7 +17,9 @@ def show(plan, output: str, render: Callable | None = None) -> None:
         click.echo(json.dumps(plan.as_dict(), indent=2, default=str))
         return
     if render is None:
-        from streamctl.ops.render import plan_table as render
+        from streamctl.ops.render import plan_table
+
+        render = plan_table
     render(plan)
 
 

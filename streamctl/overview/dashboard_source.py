@@ -117,7 +117,7 @@ class Dashboard:
 
         now = read_once(self.ctx, self.kafka)
         kept = [r for r in self._pipeline_readings if now.at - r.at <= RATE_WINDOW]
-        self._pipeline_readings = kept + [now]
+        self._pipeline_readings = [*kept, now]
         before = kept[0] if kept and now.at - kept[0].at >= MIN_WINDOW else now
         return derive(readings(self.ctx, before, now), self.ctx.thresholds)
 

@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from streamctl.model.kafka import KafkaSnapshot
 from streamctl.pipeline.derive import Readings
 
 KAFKA_SINK = "org.apache.flume.sink.kafka.KafkaSink"
@@ -31,7 +32,7 @@ class Reading:
     """One look at every system, at unix time `at`."""
 
     at: float
-    snapshot: object  # KafkaSnapshot
+    snapshot: KafkaSnapshot
     jobs: list
     flume: dict = field(default_factory=dict)
     connectors: list = field(default_factory=list)
@@ -76,14 +77,14 @@ def _flume(ctx) -> dict[str, tuple[list[str], str | None]]:
     from streamctl.backends.flume import FlumeError, fetch
     from streamctl.flume.definition import read as read_definition
 
-    found = {}
+    found: dict[str, tuple[list[str], str | None]] = {}
     for name, agent in ctx.flume.agents.items():
         topics: list[str] = []
         if agent.config_file is not None:
             definition = read_definition(agent.config_file).agents.get(name)
             for sink in definition.of_kind("sinks") if definition else ():
-                if sink.get("type") == KAFKA_SINK and (sink.get("kafka.topic") or sink.get("topic")):
-                    topics.append(sink.get("kafka.topic") or sink.get("topic"))
+                if sink.get("type") == KAFKA_SINK and (topic := sink.get("kafka.topic") or sink.get("topic")):
+                    topics.append(topic)
         try:
             fetch(str(agent.metrics_url), FLUME_TIMEOUT)
             state = "up"

@@ -2,8 +2,9 @@
 
 Writers into topics: Flume agents' Kafka sinks (their definitions), Connect source connectors,
 Spark jobs', Streams apps' and consumer groups' declared outputs, producers the context names,
-and an "external" writer for a topic nothing known writes but whose log end grew. Readers: Streams apps, Connect sink connectors, Spark jobs
-(their checkpoints' sources) and the remaining consumer groups.
+and an "external" writer for a topic nothing known writes but whose log end grew.
+Readers: Streams apps, Connect sink connectors, Spark jobs (their checkpoints' sources) and the
+remaining consumer groups.
 
 Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
 it, the reader's committed-offset growth (a Spark job: its checkpoint's committed offsets, 0
@@ -77,10 +78,10 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     for app in find_apps(r.after, thresholds.allowed_lag, r.streams_outputs):
         node = Node("streams", app.app_id, app.status)
         readers_of_groups.add(app.app_id)
-        for topic in app.by_role("input"):
-            reads(node, topic.name, *committed.get((app.app_id, topic.name), (None, None)))
-        for topic in app.by_role("output"):
-            writes(node, topic.name)
+        for streams_topic in app.by_role("input"):
+            reads(node, streams_topic.name, *committed.get((app.app_id, streams_topic.name), (None, None)))
+        for streams_topic in app.by_role("output"):
+            writes(node, streams_topic.name)
     for connector in r.connectors:
         node = Node("connector", connector.name, connector.state)
         if connector.type == "sink":
@@ -120,7 +121,7 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     for topic in sorted({h.topic for h in hops if h.reader} - written):
         if (rates_in.get(topic) or 0) > 0:
             writes(Node("external", topic), topic)
-    nodes = {h.writer.id if h.writer else h.reader.id: h.writer or h.reader for h in hops}
+    nodes = {h.node.id: h.node for h in hops}
     nodes |= {f"topic:{h.topic}": Node("topic", h.topic) for h in hops}
     depth = _depths(hops)
     ordered = sorted(hops, key=lambda h: (depth.get(h.topic, 0), h.topic, h.reader is not None, h.source, h.target))

@@ -75,7 +75,8 @@ def worst_first(found: list[Branch], limit: int) -> tuple[list[Branch], int]:
     """The sources whose flow holds the worst hop first, whole, up to `limit` nodes (the first
     always); and how many nodes were left out. A large cluster's flow stays a summary: the
     dashboard draws it on every refresh."""
-    kept, used = [], 0
+    kept: list[Branch] = []
+    used = 0
     for branch in sorted(found, key=lambda b: -b.worst):  # stable: the flow's order among equals
         if kept and used + branch.size > limit:
             continue

@@ -37,9 +37,10 @@ def hop_name(pipeline: PipelineMap, hop: Hop) -> str:
     """`weblogs -> weblog-stats via job weblog-stats`, or `weblogs -> group billing`."""
     if hop.writer is not None:
         return f"{hop.writer.label} -> {hop.topic}"
-    downstream = sorted(h.topic for h in pipeline.hops if h.writer is not None and h.writer.id == hop.reader.id)
-    return f"{hop.topic} -> {', '.join(downstream)} via {hop.reader.label}" if downstream \
-        else f"{hop.topic} -> {hop.reader.label}"
+    reader = hop.node
+    downstream = sorted(h.topic for h in pipeline.hops if h.writer is not None and h.writer.id == reader.id)
+    return f"{hop.topic} -> {', '.join(downstream)} via {reader.label}" if downstream \
+        else f"{hop.topic} -> {reader.label}"
 
 
 def describe(hop: Hop) -> str:
@@ -57,7 +58,7 @@ def pipeline_health(pipeline: PipelineMap) -> tuple[list[Finding], list[Metric]]
     readers = sorted((h for h in pipeline.hops if h.reader is not None), key=lambda h: (-h.severity.rank, h.topic))
     for hop in readers:
         name = hop_name(pipeline, hop)
-        labels = {"topic": hop.topic, "reader": hop.reader.id}
+        labels = {"topic": hop.topic, "reader": hop.node.id}  # a reader hop: its node is the reader
         if hop.eta_seconds is not None:
             metrics.append(Metric("pipeline_drain_eta_seconds", -1 if hop.eta_seconds == NEVER else round(hop.eta_seconds, 1),
                                   "Seconds for a reader to drain its backlog (-1: never)", labels=labels, uom="s",

@@ -144,7 +144,8 @@ def _find_markers(client_config, timeout: float, starts: dict[tuple[str, int], i
             unknown = [p for p, start in ours.items() if start is None]
             if unknown:
                 ours.update(reader.offsets_for_time(topic, unknown, int((time.time() - 60) * 1000)))
-            for record in reader.read(topic, ours):
+            known = {p: start for p, start in ours.items() if start is not None}  # all of them now
+            for record in reader.read(topic, known):
                 if wanted in record.headers:
                     found[(topic, record.partition)] = record.offset
     return found
@@ -177,12 +178,12 @@ def _stopped(hop: Hop) -> bool:
     marker: not waited for (the pipeline component names it when it is behind)."""
     from streamctl.pipeline.derive import STOPPED_STATES
 
-    return (hop.reader.state or "").upper() in STOPPED_STATES
+    return (hop.node.state or "").upper() in STOPPED_STATES  # a reader hop: its node is the reader
 
 
 def _positions(hop: Hop, reading, connector_groups: dict[str, str | None]) -> dict[int, int]:
     """partition -> the reader's committed offset (the next it reads) on the hop's topic."""
-    reader = hop.reader
+    reader = hop.node  # a reader hop: its node is the reader
     if reader.kind == "job":
         view = next((v for v in reading.jobs if v.name == reader.name), None)
         return {l.partition: l.committed for l in (view.lags or ()) if l.topic == hop.topic
@@ -199,7 +200,7 @@ def _has_passed(positions: dict[int, int], needed: dict[int, int]) -> bool:
 def _hand_on(pipeline: PipelineMap, hop: Hop, snapshot, needed: dict[str, dict[int, int]]) -> None:
     """The topics the reader writes: their log ends now are what their readers must pass."""
     for out in pipeline.hops:
-        if out.writer is not None and out.writer.id == hop.reader.id and out.topic not in needed:
+        if out.writer is not None and out.writer.id == hop.node.id and out.topic not in needed:
             needed[out.topic] = {p.partition: p.high for p in snapshot.partitions
                                  if p.topic == out.topic and p.high is not None}
 
@@ -216,7 +217,7 @@ def probe_health(pipeline: PipelineMap, passages: list[Passage]) -> tuple[list[F
             continue
         metrics.append(Metric("pipeline_probe_seconds", round(passage.seconds, 1),
                               "Seconds from the probe's marker write until a reader passed it",
-                              labels={"topic": passage.hop.topic, "reader": passage.hop.reader.id}, uom="s",
+                              labels={"topic": passage.hop.topic, "reader": passage.hop.node.id}, uom="s",
                               perfdata=False))
     done = [p.seconds for p in passages if p.seconds is not None]
     if done and len(done) == len(passages):

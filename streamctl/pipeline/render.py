@@ -75,7 +75,7 @@ def dot(data: dict) -> str:
     for h in data["hops"]:
         lines.append(f"  {json.dumps(h['source'])} -> {json.dumps(h['target'])} "
                      f"[label={json.dumps(_edge_label(h))}, color={COLOURS[h['severity']]}];")
-    return "\n".join(lines + ["}"]) + "\n"
+    return "\n".join([*lines, "}"]) + "\n"
 
 
 def mermaid(data: dict) -> str:

@@ -5,7 +5,8 @@ live in streamctl/demo/; the sandbox imports them by name, never the launchers t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from streamctl import systems
 from streamctl.jvm import maven
@@ -26,10 +27,10 @@ class Addon:
     role: str
     artifact_sets: tuple[maven.ArtifactSet, ...] = ()
     # New services for a fresh stack (ports picked, configs written, topics created).
-    plan: Callable[["Sandbox", "SandboxState"], list["Service"]] = lambda sb, st: []
-    ready: Callable[["Sandbox", "SandboxState", "Service"], bool] = lambda sb, st, sv: True
+    plan: Callable[[Sandbox, SandboxState], list[Service]] = lambda sb, st: []
+    ready: Callable[[Sandbox, SandboxState, Service], bool] = lambda sb, st, sv: True
     # A fragment merged into the `sandbox` context (e.g. {"flume": {"agents": {...}}}).
-    context: Callable[["SandboxState"], dict] = lambda st: {}
+    context: Callable[[SandboxState], dict] = lambda st: {}
     secure: bool = False  # also runs against the SASL (--secure) sandbox
     distributed_only: bool = False  # runs on the --distributed sandbox only (HDFS, the Spark cluster)
     after: tuple[str, ...] = ()  # roles planned and started before this one, where the stack has them

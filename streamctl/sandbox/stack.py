@@ -15,10 +15,11 @@ import socket
 import subprocess
 import time
 import uuid
+from typing import ClassVar
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from streamctl.jvm import maven, processes as procs
 from streamctl import paths
@@ -45,7 +46,7 @@ JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfDat
              "-Djava.awt.headless=true"]
 
 class Sandbox:
-    _state_locks: dict[str, StateLock] = {}  # one per sandbox root in this process
+    _state_locks: ClassVar[dict[str, StateLock]] = {}  # one per sandbox root in this process
 
     def __init__(self, root: Path | None = None, config_path: Path | None = None,
                  jars_root: Path | None = None, report: Report = lambda _: None):
@@ -230,6 +231,7 @@ class Sandbox:
 
     def _create_scram_users(self, state: SandboxState, java: str) -> None:
         self.report("creating the SCRAM users")
+        assert state.zookeeper_hosts is not None  # SCRAM users live in ZooKeeper: ZooKeeper mode only
         sandbox_secure.create_scram_users(self.root, state.zookeeper_hosts, java, JVM_FLAGS, self.jars_root)
         state.extras["scram_users"] = True
         self._save(state)
@@ -238,11 +240,13 @@ class Sandbox:
         """KRaft nodes need their log dirs formatted with the cluster id before first start."""
         self.report("formatting KRaft storage")
         cp = maven.classpath(maven.KAFKA_KRAFT, self.jars_root)
+        cluster_id = state.cluster_id
+        assert cluster_id is not None  # a KRaft sandbox's state has one
 
         def format_one(service: Service) -> subprocess.CompletedProcess:
             return subprocess.run(
                 [java, "-Xmx128m", *JVM_FLAGS, "-cp", cp, "kafka.tools.StorageTool", "format",
-                 "-t", state.cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
+                 "-t", cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
                  "--ignore-formatted"],
                 capture_output=True, text=True, timeout=120,
             )
@@ -291,7 +295,7 @@ class Sandbox:
         restarting it before that fails with NodeExists, so wait for the old registration to go."""
         if state.mode != "zookeeper":
             return
-        ids = {b.node_id for b in brokers}
+        ids = {b.node_id for b in brokers if b.node_id is not None}  # every broker has one
         deadline = time.monotonic() + timeout
         while ids & self.registered_brokers(state) and time.monotonic() < deadline:
             self.report(f"waiting for the old registration of broker(s) {sorted(ids)} to expire")
@@ -389,10 +393,11 @@ class Sandbox:
 
     def _stop_service(self, name: str, kill: bool) -> None:
         state, service = self.service(name)
-        if kill:
-            procs.kill(service.pid, service.create_time)
-        else:
-            procs.terminate(service.pid, service.create_time, STOP_GRACE)
+        if service.pid is not None:  # one never started has nothing to stop
+            if kill:
+                procs.kill(service.pid, service.create_time)
+            else:
+                procs.terminate(service.pid, service.create_time, STOP_GRACE)
         service.stopped = True
         self._save(state)
 
@@ -419,7 +424,7 @@ class Sandbox:
         rows = []
         for s in state.services:
             alive = s.alive
-            if alive:
+            if alive:  # noqa: SIM108 - two cases of two, clearer as a block
                 label = "paused" if procs.is_paused(s.pid) else "running"
             else:
                 label = "stopped" if s.stopped else "crashed"

@@ -7,6 +7,7 @@ import fcntl
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from streamctl.jvm import processes as procs
 
@@ -80,7 +81,7 @@ class StateLock:
         self.path = root / ".lock"
         self.rlock = threading.RLock()
         self.depth = 0
-        self.handle = None
+        self.handle: TextIO | None = None  # open while depth > 0
 
     def __enter__(self):
         self.rlock.acquire()
@@ -94,6 +95,7 @@ class StateLock:
     def __exit__(self, *exc) -> None:
         self.depth -= 1
         if self.depth == 0:
+            assert self.handle is not None  # opened by the __enter__ that raised depth to 1
             fcntl.flock(self.handle, fcntl.LOCK_UN)
             self.handle.close()
         self.rlock.release()

@@ -38,10 +38,10 @@ def cluster_health(cluster: SparkCluster, views: list[JobView]) -> tuple[list[Fi
             findings.append(Finding(WARN, "spark", f"app {app.id}", "SPARK_APP_WAITING",
                                     f"application {app.name} ({app.id}) {why} (0 cores granted)"))
     for view in views:
-        app = view.cluster_app
-        if app is not None and not app.active:
+        driver = view.cluster_app
+        if driver is not None and not driver.active:
             findings.append(Finding(CRIT, "spark", f"job {view.name}", "SPARK_DRIVER_GONE",
-                                    f"job {view.name}: its application {app.id} ended ({app.state}) "
+                                    f"job {view.name}: its application {driver.id} ended ({driver.state}) "
                                     f"on {cluster.url}"))
     return findings, _metrics(cluster)
 

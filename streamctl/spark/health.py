@@ -62,9 +62,13 @@ def job_health(view: JobView, thresholds) -> tuple[list[Finding], list[Metric]]:
                               min=0, max=1, perfdata=False))
     if view.running is False:
         app = view.cluster_app
-        why = f"pid {view.pid} exited" if view.process is not None else \
-            f"its UI does not answer ({view.rest_error})" if view.rest is not None else \
-            f"its application {app.id} ended ({app.state})"
+        if view.process is not None:
+            why = f"pid {view.pid} exited"
+        elif view.rest is not None:
+            why = f"its UI does not answer ({view.rest_error})"
+        else:
+            assert app is not None  # running is False only from the cluster's app then (model/spark.py)
+            why = f"its application {app.id} ended ({app.state})"
         findings.append(Finding(CRIT, "spark", obj, "SPARK_JOB_DOWN", f"job {name} is not running: {why}"))
 
     if view.checkpoint is None:
@@ -136,8 +140,8 @@ def _rates(view: JobView, metrics: list[Metric], labels: dict) -> list[Finding]:
 
 def _seconds_between(first: str, last: str) -> float | None:
     try:
-        a = datetime.fromisoformat(first.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(last.replace("Z", "+00:00"))
+        a = datetime.fromisoformat(first)
+        b = datetime.fromisoformat(last)
     except ValueError:
         return None
     return (b - a).total_seconds()

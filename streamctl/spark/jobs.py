@@ -62,6 +62,8 @@ def entries(ctx, root: Path | None = None, context_only: bool = False) -> list[J
             if name in found:
                 continue
             spec = launcher.load_spec(name, root)
+            if spec is None:  # its spec file went away since the listing
+                continue
             run = launcher.load_run(name, root)
             found[name] = JobEntry(name, spec.checkpoint_dir,
                                    (run.ui_url if run and run.ui_url else spec.ui_url) if spec.local else None,
@@ -88,7 +90,7 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         timeout = max(0.5, min(timeout, deadline_at - time.monotonic() - 0.5))
     app = cluster.app_named(app_name(item, ctx)) if cluster is not None and cluster.error is None else None
     ui_url = item.ui_url
-    if app is not None and app.active and ui_url is None:
+    if app is not None and cluster is not None and app.active and ui_url is None:
         try:
             ui_url = app_ui_url(cluster.master_ui, app.id, min(timeout, ctx.spark.timeout))
         except MasterUnreachable:
@@ -100,7 +102,7 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
         ui_url=ui_url, progress_file=item.progress_file, process=process,
         app_id=app_id or (app.id if app is not None and app.active else None),
-        master=run.master if run else (cluster.url if app is not None else None),
+        master=run.master if run else (cluster.url if app is not None and cluster is not None else None),
         rest_timeout=timeout, ask_rest=ask_rest, cluster_app=app,
     )
 
@@ -140,10 +142,10 @@ def read_cluster(ctx, deadline_at: float | None = None) -> SparkCluster | None:
 def _ms_iso(ms: int | None) -> str | None:
     if not ms:
         return None
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     try:
-        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds")
+        return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
     except (OverflowError, ValueError, OSError):  # a damaged checkpoint's time outside years 1-9999
         return None
 

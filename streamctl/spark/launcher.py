@@ -19,6 +19,7 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -189,8 +190,8 @@ def _load(path: Path, cls):
 
 
 def new_spec(name: str, bootstrap_servers: str, *, master: str = DEFAULT_MASTER,
-             checkpoint_dir: Path | None = None, progress_file: Path | None = None,
-             log: Path | None = None, ui_port: int | None = None, extra_args: list[str] = (),
+             checkpoint_dir: str | Path | None = None, progress_file: Path | None = None,
+             log: Path | None = None, ui_port: int | None = None, extra_args: Sequence[str] = (),
              jars_root: Path | None = None, root: Path | None = None,
              sandbox: dict | None = None, conf: dict[str, str] | None = None) -> JobSpec:
     """A spec for a shipped job: its script and defaults, the folder's paths unless given."""
@@ -286,12 +287,12 @@ def wait_started(spec: JobSpec, since: float, root: Path | None = None,
     deadline = time.monotonic() + timeout
     while True:
         record = load_run(spec.name, root)
-        fresh = record is not None and record.started_at >= since - 1.0
-        if fresh and not record.alive:
-            raise StreamctlError(f"job {spec.name} exited while starting: {_last_error(record)} "
-                                 f"(log: {record.log})")
-        if fresh and started(spec, record.create_time):
-            return refresh_driver_info(record, root)
+        fresh = record if record is not None and record.started_at >= since - 1.0 else None
+        if fresh is not None and not fresh.alive:
+            raise StreamctlError(f"job {spec.name} exited while starting: {_last_error(fresh)} "
+                                 f"(log: {fresh.log})")
+        if fresh is not None and started(spec, fresh.create_time):
+            return refresh_driver_info(fresh, root)
         if time.monotonic() > deadline:
             raise StreamctlError(f"job {spec.name} did not start its query within {timeout:.0f}s "
                                  f"(log: {spec.log})")

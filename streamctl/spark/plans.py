@@ -75,6 +75,7 @@ def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     name, spec = plan.target, plan.spec
     if not plan.changes:
         return f"nothing to change: job {name} is not started"
+    assert spec is not None  # plan_start gives a plan with changes its spec
 
     def apply():
         spec.master = plan.master or spec.master
@@ -101,6 +102,7 @@ def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     since = time.time()
     execute(plan, ctx.name, apply, verify)
     record = launcher.load_run(name)
+    assert record is not None  # verify() saw it written
     return (f"started {name}: pid {record.pid}, app {record.app_id or '?'}, "
             f"ui {record.ui_url or '-'}, log {record.log}")
 
@@ -179,15 +181,17 @@ def stop(ctx, plan: JobPlan) -> str:
     name, spec, record = plan.target, plan.spec, plan.record
     if not plan.changes:
         return f"nothing to change: job {name} is not running"
+    assert spec is not None and record is not None  # plan_stop gives a plan with changes both
     outcome: list[str] = []
 
     def apply():
         outcome.append(launcher.stop(spec, record, plan.parameters["grace_seconds"]))
-        service = _sandbox_service(spec) if spec.sandbox else None
-        if service is not None and service.pid == record.pid:
+        sandbox = spec.sandbox
+        service = _sandbox_service(spec) if sandbox else None
+        if sandbox and service is not None and service.pid == record.pid:
             from streamctl.sandbox.stack import Sandbox
 
-            Sandbox(root=Path(spec.sandbox["root"])).stop_service(spec.sandbox["service"])
+            Sandbox(root=Path(sandbox["root"])).stop_service(sandbox["service"])
 
     def verify():
         if record.alive:

@@ -27,7 +27,7 @@ def _settings(session: Session):
 def _reader(session: Session):
     from streamctl.backends.zookeeper import ZooKeeperBackend
 
-    ctx, settings = _settings(session)
+    _ctx, settings = _settings(session)
     return ZooKeeperBackend.from_settings(settings, read_only=True)
 
 

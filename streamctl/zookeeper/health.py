@@ -58,9 +58,9 @@ def ensemble_health(servers, thresholds) -> tuple[list[Finding], list[Metric]]:
                                 value=0))
     if size % 2 == 0 or size < 3:
         why = "even" if size % 2 == 0 else "below 3"
+        cost = "no fault tolerance" if size < 3 else "an odd size tolerates as many failures with fewer servers"
         findings.append(Finding(WARN, COMPONENT, "ensemble", "ZK_ENSEMBLE_SIZE",
-                                f"ensemble of {size} server(s) ({why}): "
-                                f"{'no fault tolerance' if size < 3 else 'an odd size tolerates as many failures with fewer servers'}",
+                                f"ensemble of {size} server(s) ({why}): {cost}",
                                 value=size))
     metrics.append(Metric("zookeeper_servers", size, "Servers in the connect string", min=0))
     metrics.append(Metric("zookeeper_servers_serving", len(serving), "Servers serving requests",
@@ -151,8 +151,8 @@ def _brokers(view, snap, findings) -> None:
         md = in_md[broker_id]
         if (md.host, md.port) not in in_zk[broker_id].addresses():
             endpoints = ", ".join(str(e) for e in in_zk[broker_id].endpoints) or "none"
-            problems.append((broker_id, f"broker {broker_id} answers at {md.host}:{md.port}, "
-                                        f"ZooKeeper has {endpoints}"))
+            problems.append((broker_id, (f"broker {broker_id} answers at {md.host}:{md.port}, "
+                                        f"ZooKeeper has {endpoints}")))
     for broker_id, text in problems:
         findings.append(Finding(WARN, COMPONENT, f"broker {broker_id}", "ZK_KAFKA_BROKER_MISMATCH", text))
 

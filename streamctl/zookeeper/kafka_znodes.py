@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
+from typing import Literal, overload
 
 from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.model.zookeeper import Subscription
@@ -143,6 +144,10 @@ def _int(value) -> int:
         raise ValueError(f"not a number: {value!r}") from None
 
 
+@overload
+def _str(value: object, what: str, required: Literal[True]) -> str: ...
+@overload
+def _str(value: object, what: str, required: bool = False) -> str | None: ...
 def _str(value, what: str, required: bool = False) -> str | None:
     if (value is not None or required) and not isinstance(value, str):
         raise TypeError(f"{what} is not a string")
@@ -178,7 +183,7 @@ def parse_broker(broker_id: int, data: bytes, session: int | None = None) -> ZkB
     host, port = _str(doc.get("host"), "host"), doc.get("port")
     port = _int(port) if port is not None else None
     if version <= 1 or "endpoints" not in doc:
-        endpoints = (Endpoint("PLAINTEXT", host, port, "PLAINTEXT"),) if host and port and port > 0 else ()
+        endpoints: tuple[Endpoint, ...] = (Endpoint("PLAINTEXT", host, port, "PLAINTEXT"),) if host and port and port > 0 else ()
     else:
         protocols = {str(k).upper(): v for k, v in
                      _dict(doc.get("listener_security_protocol_map") or {}, "listener_security_protocol_map").items()}

@@ -15,7 +15,7 @@ import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from tests.conftest import run_cli
 
@@ -46,7 +46,7 @@ class Case:
     config: str | None = DEAD_CONFIG  # config.yaml; None: no config file at all
     stdout: str | None = ""  # exact stdout; None: left to `check`
     stderr: str = ""  # exact stderr when `error` is None
-    check: Callable[[subprocess.CompletedProcess, "Workspace"], None] | None = None
+    check: Callable[[subprocess.CompletedProcess, Workspace], None] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:

@@ -12,7 +12,7 @@ import socketserver
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Mapping
+from collections.abc import Mapping
 
 Route = tuple[int, Mapping[str, str], bytes]
 
@@ -22,7 +22,7 @@ def answering(routes: Mapping[str, Route]):
     """An HTTP server on 127.0.0.1; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
+        def do_GET(self):  # http.server's name
             status, headers, body = routes.get(self.path, (404, {}, b"not found"))
             self.send_response(status)
             headers = {"Content-Length": str(len(body)), **headers}

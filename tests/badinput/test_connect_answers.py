@@ -41,8 +41,8 @@ WORKERS = {
     "wrong-shape": ({"/": ROOT, LISTING: (200, {}, b'["weblog-archive"]')},
                     "not a Kafka Connect answer (GET / and GET /connectors gave dict, list)"),
     "status-not-an-object": ({"/": ROOT, LISTING: (200, {}, b'{"a": {"status": ["RUNNING"]}}')},
-                             "a connector's status is not in Kafka Connect's shape "
-                             "('list' object has no attribute 'get')"),
+                             ("a connector's status is not in Kafka Connect's shape "
+                             "('list' object has no attribute 'get')")),
 }
 
 CONFIG = """\

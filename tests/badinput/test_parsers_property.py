@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import tempfile
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import timedelta, UTC
 from pathlib import Path
 
 import yaml
@@ -205,7 +205,8 @@ def test_kafka_client_from_any_loaded_config_is_built_or_refused_in_one_line(pro
 
 # ---- Flume properties --------------------------------------------------------------------------
 
-FLUME_WORDS = ["a1", "a2", "a\\nb", "\\u0041", "\\t", "sources", "channels", "sinks", "sinkgroups", "configfilters", "r1", "c1", "k1",
+FLUME_WORDS = ["a1", "a2", "a\\nb", "\\u0041", "\\t", "sources", "channels", "sinks", "sinkgroups", "configfilters",
+               "r1", "c1", "k1",
                "g1", "type", "channel", "selector", "interceptors", "i1", "filegroups", "f1", "processor",
                "priority", "mapping", "default", "optional", "TAILDIR", "memory", "file", "logger",
                "org.apache.flume.sink.kafka.KafkaSink", "failover", "multiplexing", "timestamp", "port",
@@ -518,11 +519,11 @@ audit_lines = st.sampled_from(['{"time": "2026-01-01T00:00:00"}', '{"time": "000
 @FAST
 @given(st.lists(audit_lines, max_size=5).map("\n".join).map(str.encode) | st.binary(max_size=100))
 def test_audit_log(data):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     path = scratch("audit.jsonl", data)
     with refused_in_one_line(StreamctlError):
-        list(audit.read(datetime(2025, 1, 1, tzinfo=timezone.utc), path=path))
+        list(audit.read(datetime(2025, 1, 1, tzinfo=UTC), path=path))
 
 
 @FAST

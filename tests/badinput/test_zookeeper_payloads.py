@@ -34,16 +34,16 @@ def server_fields(**expected):
 ANSWERS = {
     "latency not numbers": ({"srvr": b"Zookeeper version: 3.8.4-abc, built on x\nLatency min/avg/max: x/y/z\n"
                                      b"Mode: standalone\nNode count: 5\n"},
-                            dict(reachable=True, serving=True, mode="standalone", version="3.8.4",
-                                 latency_avg_ms=None, znode_count=5)),
+                            {"reachable": True, "serving": True, "mode": "standalone", "version": "3.8.4",
+                                 "latency_avg_ms": None, "znode_count": 5}),
     "two latencies, zxid and count words": ({"srvr": b"Latency min/avg/max: 1/2\nMode: follower\nZxid: zz\n"
                                                      b"Node count: many\n"},
-                                            dict(serving=True, mode="follower", latency_min_ms=None, zxid=None,
-                                                 znode_count=None)),
+                                            {"serving": True, "mode": "follower", "latency_min_ms": None, "zxid": None,
+                                                 "znode_count": None}),
     "mntr garbage": ({"srvr": b"Mode: leader\n", "mntr": b"zk_avg_latency\tfast\nzk_znode_count\t\nnoise\n"},
-                     dict(serving=True, mode="leader", latency_avg_ms=None, znode_count=None)),
+                     {"serving": True, "mode": "leader", "latency_avg_ms": None, "znode_count": None}),
     "binary answers": ({"srvr": b"\xff\xfe\x00\x01", "mntr": b"\x00\x00", "ruok": b"\xff"},
-                       dict(reachable=True, serving=False, mode=None, ruok=False)),
+                       {"reachable": True, "serving": False, "mode": None, "ruok": False}),
 }
 
 ANSWER_CASES = [Case(f"4lw {name}", ("zk", "health", "-o", "json"), code=0, config=ANSWER_CONFIG, stdout=None,

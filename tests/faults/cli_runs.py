@@ -7,7 +7,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli

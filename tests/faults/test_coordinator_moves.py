@@ -111,7 +111,7 @@ def _assert_reads_met_the_move(runs, moving: float, settled: float) -> None:
     shown = f"the move took {settled - moving:.1f} s; runs (command, start, seconds): {spans}"
     assert runs and runs[0][0] - moving < 1.0, shown
     assert runs[-1][0] + runs[-1][1].took >= settled, shown
-    for started, run in runs:
+    for _started, run in runs:
         limit = CHECK_TIMEOUT + SLACK if run.args[0] == "check" else READ_LIMIT
         assert run.took < limit, f"past its {limit:g} s bound\n{run}\n{shown}"
 

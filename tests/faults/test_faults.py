@@ -21,7 +21,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 import yaml
@@ -428,7 +428,7 @@ async def _dashboard(fault: Fault, scene: Scene) -> None:
         assert bug_marker(findings(app)) is None, describe(app)  # "not evaluated: TypeError: ..."
         for key, shows in fault.screens:
             await pilot.press(key)
-            await until(pilot, lambda: shows(app, scene), 30, f"screen {key} showing {fault.id}",
+            await until(pilot, lambda: shows(app, scene), 30, f"screen {key} showing {fault.id}",  # noqa: B023 - awaited here
                         lambda: describe(app))
         if fault.heal is not nothing:
             await asyncio.to_thread(fault.heal, scene)  # the dashboard keeps refreshing meanwhile

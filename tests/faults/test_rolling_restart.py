@@ -31,6 +31,7 @@ from tests.check_reasons import assert_unknowns_are_service_conditions, problem_
 from tests.conftest import run_cli
 from tests.faults.pilot import card, describe, rows, until
 from tests.integration.kafka_helpers import unique, write_context
+import itertools
 
 pytestmark = pytest.mark.integration
 
@@ -133,7 +134,7 @@ def _assert_checks_throughout(runs, began: float, finished: float) -> None:
     shown = f"restart took {finished - began:.1f} s; check runs (start, seconds): {spans}"
     assert runs and runs[0][0] - began < 1.0, shown
     assert runs[-1][1] >= finished, shown
-    for (s0, e0, _), (s1, _, _) in zip(runs, runs[1:]):
+    for (s0, e0, _), (s1, _, _) in itertools.pairwise(runs):
         assert s1 - max(e0, s0 + CHECK_EVERY) < 1.0, shown
 
 
@@ -164,7 +165,7 @@ def _assert_history(store: Path, groups: list[str]) -> None:
     assert {key[0] for key in by_partition} == set(groups), by_partition.keys()
     for key, series in by_partition.items():
         assert len(series) >= 5, (key, series)
-        for (t0, c0, e0), (t1, c1, e1) in zip(series, series[1:]):
+        for (t0, c0, e0), (t1, c1, e1) in itertools.pairwise(series):
             assert t1 - t0 < 4 * CHECK_EVERY + CHECK_TIMEOUT, f"{key}: a gap of {t1 - t0:.1f} s"
             assert c1 >= c0, f"{key}: committed went back {c0} -> {c1}"
             assert e1 is None or e0 is None or e1 >= e0, f"{key}: log end went back {e0} -> {e1}"

@@ -147,7 +147,7 @@ async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(di
     distributed.sandbox.stop_service("spark-worker", kill=True)
     try:
         distributed.wait_until(lambda: spark_findings(distributed)[0] == 2, timeout=60, what="check CRIT")
-        code, problems = spark_findings(distributed)
+        _code, problems = spark_findings(distributed)
         assert {"SPARK_NO_LIVE_WORKER", "SPARK_WORKER_DEAD", "SPARK_APP_WAITING"} <= problems
         whole = distributed.cli("check", "--format", "json")
         report = json.loads(whole.stdout)
@@ -158,7 +158,8 @@ async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(di
         app = StreamctlApp(make_dashboard(str(distributed.config_path), "sandbox"), refresh_interval=2.0)
         async with app.run_test(size=(140, 40)) as pilot:
             await pilot.press("7")
-            line = lambda: str(app.screen.query_one("#spark-cluster").render())
+            def line():
+                return str(app.screen.query_one("#spark-cluster").render())
             await until(pilot, lambda: "no live worker" in line(), 30, "the cluster line without a worker")
             assert "1 dead" in line()
             distributed.sandbox.start_service("spark-worker")
@@ -213,7 +214,8 @@ def test_the_flume_agent_fans_out_to_its_hdfs_sink(distributed):
     from streamctl.backends.flume import fetch
 
     metrics_url = sandbox_agents(distributed.sandbox.state())[AGENT]["metrics_url"]
-    drained = lambda: int(fetch(metrics_url, timeout=5)["SINK.hdfs"]["EventDrainSuccessCount"])
+    def drained():
+        return int(fetch(metrics_url, timeout=5)["SINK.hdfs"]["EventDrainSuccessCount"])
     before = drained()
     marker = f"flume-hdfs-{time.time_ns()}"
     lines = [access_line(1_795_000_300 + i, "198.51.100.9", "GET", f"/{marker}/{i}", 200, 512) for i in range(50)]

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from confluent_kafka import Consumer, Producer
 
@@ -22,12 +22,12 @@ STATUSES = [200] * 10 + [201, 204, 301, 302, 304, 400, 401, 403, 404, 404, 500, 
 AGENTS = ["Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
           "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15",
           "curl/8.5.0", "Googlebot/2.1 (+http://www.google.com/bot.html)"]
-MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
 def access_line(when: float, host: str, method: str, path: str, status: int, size: int | None,
                 referer: str = "-", agent: str = "curl/8.5.0") -> str:
-    t = datetime.fromtimestamp(when, timezone.utc)
+    t = datetime.fromtimestamp(when, UTC)
     stamp = f"{t.day:02d}/{MONTHS[t.month - 1]}/{t.year}:{t:%H:%M:%S} +0000"
     return (f'{host} - - [{stamp}] "{method} {path} HTTP/1.1" {status} '
             f'{"-" if size is None else size} "{referer}" "{agent}"')
@@ -47,7 +47,7 @@ def window_lines(window_start: float, count: int, window_seconds: int = 30, seed
     """`count` varied lines whose event times all fall in [window_start, window_start + window)."""
     rng = random.Random(seed)
     batch = Batch(window_start)
-    for i in range(count):
+    for _i in range(count):
         status = rng.choice(STATUSES)
         size = None if status in (204, 304) else rng.randint(120, 48_000)
         when = window_start + rng.uniform(0, window_seconds - 1)
@@ -78,7 +78,7 @@ def read_stats(bootstrap: str, topic: str, window_start: float, expected_total: 
     """Result rows of one window from the output topic, polled until their requests add up."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"stats-reader-{uuid.uuid4().hex[:8]}",
                          "auto.offset.reset": "earliest", "enable.auto.commit": False, "log_level": "0"})
-    wanted = datetime.fromtimestamp(window_start, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    wanted = datetime.fromtimestamp(window_start, UTC).strftime("%Y-%m-%dT%H:%M:%S")
     rows: list[dict] = []
     deadline = time.monotonic() + timeout
     try:

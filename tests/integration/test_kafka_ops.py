@@ -243,7 +243,7 @@ def test_topic_lifecycle_create_grow_configure_delete(cluster, cluster_ops):
 
 
 def test_delete_plan_names_consuming_groups(sandbox, ops, reset_scene):
-    topic, group, base, _ = reset_scene
+    topic, group, _base, _ = reset_scene
     result = ops("topics", "delete", topic, "-o", "json")
     assert result.returncode == 0, result.stderr
     assert any(group in w for w in json.loads(result.stdout)["warnings"])
@@ -327,7 +327,8 @@ def test_read_only_refuses_every_mutation(sandbox, ops, reset_scene, tmp_path, h
         result = ops("--config", str(config), *args)
         expected = "context 'it' is read-only: refusing"
     assert result.returncode == 3
-    assert result.stderr.strip().splitlines() == [f"streamctl: error: {expected} {' '.join(mutation[:2]) if mutation[0] != 'elect-leaders' else 'elect-leaders'}"]
+    named = " ".join(mutation[:2]) if mutation[0] != "elect-leaders" else "elect-leaders"
+    assert result.stderr.strip().splitlines() == [f"streamctl: error: {expected} {named}"]
     assert admin(sandbox).committed(group) == base or mutation[1] != "reset-offsets"
     assert audit_records(ops) == []
 

@@ -135,7 +135,7 @@ def test_cli_reset_failing_mid_commit_keeps_the_undo_file(sandbox, tmp_path, fro
 
 
 async def test_dashboard_reset_failing_mid_commit_keeps_the_undo_file(sandbox, tmp_path, frozen_commit):
-    topic, group, base, config, admin, frozen = frozen_commit
+    _topic, group, base, config, admin, frozen = frozen_commit
     app = app_for(config)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_reset_plan(app, pilot, group)

@@ -262,7 +262,8 @@ def test_a_chunked_copy_killed_between_chunks_resumes_and_copies_each_record_onc
 
     again = streamctl(*args, "--execute", "-o", "json")
     assert again.returncode == 0, again.stderr
-    assert "resuming an interrupted copy" in json.loads(again.stdout)["warnings"][0] and f"{300 - len(seen)} record(s) copied" in again.stderr
+    assert "resuming an interrupted copy" in json.loads(again.stdout)["warnings"][0]
+    assert f"{300 - len(seen)} record(s) copied" in again.stderr
     copied = collections.Counter(r[3] for r in _committed(sandbox, dst))
     assert set(copied) == values and set(copied.values()) == {1}
     unstamped = lambda records: [r[:4] for r in _contents(records)]  # noqa: E731 - stamped when copied

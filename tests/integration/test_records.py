@@ -217,7 +217,7 @@ def test_follow_prints_new_records_as_they_come_until_interrupted(sandbox, recor
     proc = subprocess.Popen([STREAMCTL, "--config", str(records.config), "topics", "read", topic, "--follow"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=sandbox.cli_env(XDG_STATE_HOME=str(tmp_path / "state")),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509 - signal only
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()

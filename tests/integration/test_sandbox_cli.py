@@ -66,8 +66,8 @@ def test_up_without_java_is_one_clear_line(tmp_path):
     result = run_cli("sandbox", "up", env=_env_without(tmp_path, "java"))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "streamctl: error: java not found: install a Java 17+ runtime "
-        "(Debian: apt-get install openjdk-17-jre-headless)"
+        ("streamctl: error: java not found: install a Java 17+ runtime "
+        "(Debian: apt-get install openjdk-17-jre-headless)")
     ]
     assert not (tmp_path / "state" / "streamctl" / "sandbox" / "state.json").exists()
 

@@ -80,7 +80,7 @@ def test_status_marks_a_crashed_broker_with_its_log_tail(sandbox):
         assert rows["kafka-3"].log_tail, "a crashed service shows the tail of its log"
         assert rows["kafka-1"].state == "running"
     finally:
-        state, started = sandbox.sandbox.up(brokers=3)  # up restarts what died
+        _state, started = sandbox.sandbox.up(brokers=3)  # up restarts what died
     assert started is True
     assert {r.state for r in sandbox.sandbox.status()} == {"running"}
     sandbox.wait_until(lambda: 3 in {b.id for b in sandbox.kafka().metadata().brokers},

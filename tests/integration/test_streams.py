@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -33,7 +33,7 @@ FEEDERS = ("loadgen", "flume-weblogs")
 def feed(bootstrap: str, lines: int) -> None:
     rng, producer = random.Random(7), Producer({"bootstrap.servers": bootstrap, "log_level": "0"})
     for i in range(lines):
-        producer.produce(INPUT, access_line(rng, datetime.now(timezone.utc)).encode(), partition=i % 3)
+        producer.produce(INPUT, access_line(rng, datetime.now(UTC)).encode(), partition=i % 3)
     assert producer.flush(30) == 0
 
 
@@ -58,7 +58,7 @@ def streams(running, *args: str) -> dict | None:
 
 
 def test_the_app_is_found_with_its_internal_topics(stack):
-    running, kraft = stack
+    running, _kraft = stack
     app = streams(running)
     roles = {t["name"]: t["role"] for t in app["topics"]}
     assert roles == {INPUT: "input", REPARTITION: "repartition", CHANGELOG: "changelog", OUTPUT: "output"}

@@ -48,7 +48,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 def test_the_package_comes_from_the_venv_not_the_checkout(installed, tmp_path):
-    where = _run([installed / "python", "-c", "import streamctl.tui.app, streamctl.backends.kafka.cluster as k; print(k.__file__)"],
+    script = "import streamctl.tui.app, streamctl.backends.kafka.cluster as k; print(k.__file__)"
+    where = _run([installed / "python", "-c", script],
                  cwd=tmp_path, env=_clean_env())
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(installed.parent), where.stdout

@@ -108,7 +108,7 @@ def test_no_password_in_output_files_logs_or_command_lines(secure, tmp_path):
         for secret in secrets:
             assert secret not in result.stdout and secret not in result.stderr, f"a password printed by {args}"
 
-    holders = {p for p in (secure.root / "secrets").iterdir()} | {
+    holders = set((secure.root / "secrets").iterdir()) | {
         secure.root / "conf" / "kafka-jaas.conf", secure.root / "conf" / "zookeeper-jaas.conf",
         secure.root / "conf" / "client-jaas.conf"}
     scanned = 0

@@ -150,7 +150,7 @@ class _Worker(http.server.BaseHTTPRequestHandler):
                                                       "tasks": []},
                                            "info": {"name": "archive", "type": "sink", "config": {}}}}}
 
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):  # http.server's name
         body = json.dumps(self.ANSWERS.get(self.path.split("?")[0], {})).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

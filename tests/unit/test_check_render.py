@@ -49,8 +49,8 @@ def first_line(text: str) -> str:
     (evaluation(ZK_OK), "STREAMCTL OK: kafka, zookeeper OK", 0),
     (evaluation(LAG, ZK_OK), "STREAMCTL WARNING: 1 warning: group g1 lags 5000 records", 1),
     (evaluation(LAG, URP, BROKER_DOWN),
-     "STREAMCTL CRITICAL: 2 critical, 1 warning: broker 2 down (2 of 3 brokers); "
-     "12 under-replicated partitions; group g1 lags 5000 records", 2),
+     ("STREAMCTL CRITICAL: 2 critical, 1 warning: broker 2 down (2 of 3 brokers); "
+     "12 under-replicated partitions; group g1 lags 5000 records"), 2),
     (evaluation(evaluated=(), unevaluated={"kafka": "no broker answered within 10s"}),
      "STREAMCTL UNKNOWN: kafka not evaluated: no broker answered within 10s", 3),
     (evaluation(AGENT_UNKNOWN, evaluated=("flume",)),
@@ -305,7 +305,7 @@ def _errors(value, schema: dict, root: dict, path: str) -> list[str]:
         types = [types] if isinstance(types, str) else types
         is_bool_as_number = isinstance(value, bool) and "boolean" not in types
         if is_bool_as_number or not any(isinstance(value, TYPES[t]) for t in types):
-            return errors + [f"{path}: {value!r} is not {types}"]
+            return [*errors, f"{path}: {value!r} is not {types}"]
     if "const" in schema and value != schema["const"]:
         errors.append(f"{path}: {value!r} != {schema['const']!r}")
     if "enum" in schema and value not in schema["enum"]:
@@ -400,7 +400,7 @@ def test_textfile_write_failing_midway_leaves_the_old_file_intact(tmp_path, monk
             torn.append((os.readlink(f"/proc/self/fd/{self.fileno()}"), written))
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, mode: TornFile(fd, mode))
+    monkeypatch.setattr(atomic.os, "fdopen", TornFile)
     with pytest.raises(OSError, match="No space left"):
         write_prometheus_textfile(FULL, path, NOW + 60)
     assert torn and torn[0][1] > 0 and torn[0][0] != str(path), "the write must have been torn elsewhere"

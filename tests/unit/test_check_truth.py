@@ -214,7 +214,7 @@ def test_failed_calls_to_a_closed_port_are_described_without_exception_names():
     for get in (lambda: httpx.get(url, timeout=2), lambda: requests.get(url, timeout=2)):
         try:
             get()
-        except Exception as exc:  # the real exception each library raises
+        except Exception as exc:  # noqa: BLE001 - the real exception each library raises
             failures.append(exc)
     assert [describe(exc) for exc in failures] == ["connection refused", "connection refused"]
 
@@ -240,7 +240,7 @@ def test_documented_alert_rules_parse_and_name_metrics_the_textfile_holds():
     import yaml
 
     text = (Path(__file__).parents[2] / "docs" / "monitoring.md").read_text()
-    [block] = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    [block] = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
     rules = [rule for group in yaml.safe_load(block)["groups"] for rule in group["rules"]]
     assert {r["alert"] for r in rules} >= {"StreamctlCheckStale", "StreamctlUnknown"}
     written = {name for name, _ in samples(render_prometheus(FAILED, NOW))}

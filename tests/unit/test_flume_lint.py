@@ -63,8 +63,8 @@ EXPECTED = {
     ],
     "broken-keys.properties": [
         "11: a1.sinks.k1.type: sink has no type",
-        "12: a1.channel.c1.capacity: not a Flume setting "
-        "(expected AGENT.sources|channels|sinks|sinkgroups|configfilters[.NAME.PROPERTY])",
+        ("12: a1.channel.c1.capacity: not a Flume setting "
+        "(expected AGENT.sources|channels|sinks|sinkgroups|configfilters[.NAME.PROPERTY])"),
         "13: a1.channels.c1.capacity: set again; the value on line 10 is ignored",
         "15: a2.channels: no channels declared (Flume drops the whole agent)",
         "17: a2.sources.r1.channels: channel 'c1' is not declared",

@@ -188,7 +188,7 @@ def test_leader_and_isr_differences_are_named():
     topic = snap.topics[0]
     first = topic.partitions[0]
     changed = replace(first, leader=first.isr[1], isr=first.isr[1:])
-    snap = replace(snap, topics=(replace(topic, partitions=(changed,) + topic.partitions[1:]),))
+    snap = replace(snap, topics=(replace(topic, partitions=(changed, *topic.partitions[1:])),))
     finding = codes(kafka_crosscheck(view, snap)[0])["ZK_KAFKA_PARTITION_MISMATCH"][0]
     assert finding.severity is WARN and finding.value == 1
     expected = (f"{topic.name}/{first.partition} (leader {first.leader} vs {changed.leader}, "

@@ -4,6 +4,7 @@ after a pause, four in a row are named; the caller's process never dies of it.""
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import signal
 import time
@@ -44,13 +45,13 @@ def test_crashes_in_a_row_are_retried_after_growing_pauses(tmp_path):
     marker = tmp_path / "marker"
     assert call_in_child(lambda: _crash_first(marker, 3), patience=30, what="offsets", mutates=False) == {"answer": 42}
     crashed_at = [float(t) for t in marker.read_text().split()]
-    gaps = [later - earlier for earlier, later in zip(crashed_at, crashed_at[1:])]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(crashed_at)]
     assert len(gaps) == 2 and 0.5 <= gaps[0] < gaps[1], gaps
 
 
 def test_four_crashes_are_one_error_naming_the_signals():
     with pytest.raises(KafkaClientCrashed, match=r"offsets: the Kafka client crashed 4 times \(SIGABRT, SIGABRT"):
-        call_in_child(lambda: os.abort(), patience=30, what="offsets", mutates=False)
+        call_in_child(os.abort, patience=30, what="offsets", mutates=False)
 
 
 def test_errors_and_answers_cross_back():

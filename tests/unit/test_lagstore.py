@@ -333,9 +333,8 @@ def test_damaged_pages_are_a_clear_error(tmp_path):
     data = bytearray(path.read_bytes())
     data[4096:] = b"\xff" * (len(data) - 4096)  # everything after the first page
     path.write_bytes(bytes(data))
-    with pytest.raises(StreamctlError, match="delete it"):
-        with LagStore(path) as store:
-            store.groups("ctx")
+    with pytest.raises(StreamctlError, match="delete it"), LagStore(path) as store:
+        store.groups("ctx")
 
 
 def test_evaluate_groups_reads_once_and_matches_evaluate_per_group(store):
@@ -387,7 +386,7 @@ def test_rows_another_store_wrote_with_a_larger_cap_are_known_as_written(tmp_pat
 def test_the_reads_after_record_use_what_it_wrote(store):
     store.record("ctx", [lag(100, 200)], T0)
     statements: list[str] = []
-    store._db.set_trace_callback(statements.append)  # noqa: SLF001 (what reaches SQLite)
+    store._db.set_trace_callback(statements.append)  # the private handle: what reaches SQLite
     store.record("ctx", [lag(150, 260)], T0 + MINUTE)
     store.evaluate("ctx", "g", T0 + MINUTE, 0, WINDOW)
     store.lag_seconds_from_history("ctx", "g", "weblogs", 0, 150, T0 + MINUTE)

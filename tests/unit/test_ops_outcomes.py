@@ -62,7 +62,7 @@ def test_a_plain_failure_is_still_failed_and_a_success_ok():
         raise StreamctlError("topic 'orders' already exists")
 
     with pytest.raises(StreamctlError, match="already exists"):
-        execute(_plan(), "it", refuse, lambda: [])
+        execute(_plan(), "it", refuse, list)
     assert execute(_plan(), "it", lambda: "made", lambda: [["topic orders", "partitions", 3]]) == "made"
     assert [e["result"] for e in audit.read()] == ["failed", "ok"]
     assert "note" not in list(audit.read())[-1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 
@@ -37,7 +37,7 @@ def test_config_pairs_and_types():
                 {"min.cleanable.dirty.ratio": "half"}):
         with pytest.raises(UsageError):
             topics.validate_configs(bad, set())
-    with pytest.raises(UsageError, match="did you mean retention.ms"):
+    with pytest.raises(UsageError, match=r"did you mean retention\.ms"):
         topics.validate_configs({"retention.msec": "1"}, {"retention.ms", "cleanup.policy"})
 
 
@@ -49,7 +49,7 @@ def test_topic_specs():
 
 
 def test_datetimes_as_kafka_tool_takes_them():
-    utc = datetime(2026, 11, 25, 13, 45, 0, tzinfo=timezone.utc)
+    utc = datetime(2026, 11, 25, 13, 45, 0, tzinfo=UTC)
     assert times.parse_datetime("2026-11-25T13:45:00.000Z") == int(utc.timestamp() * 1000)
     assert times.parse_datetime("2026-11-25T14:45:00+01:00") == int(utc.timestamp() * 1000)
     local = datetime(2026, 11, 25, 13, 45).astimezone()

@@ -97,8 +97,8 @@ def test_offsets_file_without_its_source_line_is_truncated(copy):
     path = copy / "offsets" / str(LATEST)
     path.write_text("\n".join(path.read_text().splitlines()[:2]))
     status = read_checkpoint(copy)
-    assert status.problems == (f"offsets/{LATEST}: truncated (1 line(s) after the header; "
-                                "expected metadata and one line per source)",)
+    assert status.problems == ((f"offsets/{LATEST}: truncated (1 line(s) after the header; "
+                                "expected metadata and one line per source)"),)
 
 
 def test_garbage_header_is_named(copy):

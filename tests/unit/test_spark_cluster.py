@@ -100,7 +100,8 @@ def test_no_master_answering_is_one_crit_finding_never_an_exception():
     cluster = read_cluster([f"http://127.0.0.1:{closed_port()}", f"http://127.0.0.1:{closed_port()}"], timeout=1.0)
     assert cluster.error is not None and cluster.error.count("connection refused") == 2
     findings, metrics = spark_health([], Thresholds(), cluster)
-    assert codes(findings) == {"SPARK_MASTER_DOWN": Severity.CRIT} and not any(m.name.startswith("spark_workers") for m in metrics)
+    assert codes(findings) == {"SPARK_MASTER_DOWN": Severity.CRIT}
+    assert not any(m.name.startswith("spark_workers") for m in metrics)
 
 
 @pytest.mark.parametrize("answer", [[], "x", {"workers": "none", "activeapps": [1, None]}])

@@ -159,7 +159,7 @@ def test_every_screen_a_mode_can_show_is_a_mode():
 def test_the_cli_exposes_exactly_the_declared_commands():
     from streamctl.cli import COMMANDS, OWN_COMMANDS, cli
 
-    assert COMMANDS == {**OWN_COMMANDS, **systems.commands()}
+    assert {**OWN_COMMANDS, **systems.commands()} == COMMANDS
     assert cli.list_commands(click.Context(cli)) == sorted(COMMANDS)
     assert set(COMMANDS.values()) == _declared_command_targets()
 
@@ -167,9 +167,9 @@ def test_the_cli_exposes_exactly_the_declared_commands():
 def test_check_evaluates_exactly_the_declared_collectors():
     from streamctl.check import evaluate
 
-    assert evaluate.COLLECTORS == systems.collectors()
+    assert systems.collectors() == evaluate.COLLECTORS
     assert evaluate.available() == list(systems.collectors())
-    assert evaluate.OPT_IN == systems.opt_in_collectors() and {"quorum", "pipeline", "probe"} <= evaluate.OPT_IN
+    assert systems.opt_in_collectors() == evaluate.OPT_IN and {"quorum", "pipeline", "probe"} <= evaluate.OPT_IN
     # the default ones first, then the opt-in ones, each in the registry's order (check's output and help)
     declared = [(name, c.opt_in) for s in systems.systems() for name, c in s.collectors.items()]
     assert list(evaluate.COLLECTORS) == [n for n, opt_in in declared if not opt_in] + [n for n, opt_in in declared if opt_in]
@@ -178,7 +178,7 @@ def test_check_evaluates_exactly_the_declared_collectors():
 def test_the_sandbox_starts_exactly_the_declared_add_ons_in_dependency_order():
     from streamctl.sandbox import addons
 
-    assert addons.ADDON_MODULES == systems.addon_modules()
+    assert systems.addon_modules() == addons.ADDON_MODULES
     shipped = ["hdfs", "flume", "spark-cluster", "spark", "streams", "connect"]  # the order they always started in
     assert [role for role in (a.role for a in addons.addons()) if role in shipped] == shipped
     for index, addon in enumerate(found := addons.addons()):
@@ -201,8 +201,8 @@ def test_the_dashboard_shows_exactly_the_declared_screens_and_cards():
     assert [b.key for b in modes] == ["1", *(s.key for s in keyed)]
     assert [b.action for b in modes] == [f"switch_mode('{mode}')" for mode in ["overview", *(s.mode for s in keyed)]]
     assert [b.description for b in modes] == ["Overview", *(s.title for s in keyed)]
-    assert overview.COMPONENTS == tuple(c.component for c in systems.cards())
-    assert overview.CARD_SCREENS == {c.component: c.screen for c in systems.cards()}
+    assert tuple(c.component for c in systems.cards()) == overview.COMPONENTS
+    assert {c.component: c.screen for c in systems.cards()} == overview.CARD_SCREENS
     assert overview.OPTIONAL == {c.component for c in systems.cards() if c.optional} >= {"connect"}
     assert set(overview.FIGURES) == set(overview.COMPONENTS)
 
@@ -210,4 +210,4 @@ def test_the_dashboard_shows_exactly_the_declared_screens_and_cards():
 def test_the_pipeline_map_opens_the_declared_screens():
     from streamctl.model import pipeline
 
-    assert pipeline.SCREENS == systems.node_screens()
+    assert systems.node_screens() == pipeline.SCREENS

@@ -95,7 +95,7 @@ def test_a_connect_key_needs_its_certificate(tmp_path):
             kafka: {bootstrap_servers: "b:9092"}
             connect: {urls: ["https://connect:8443"], client_key: k.pem}
         """)
-    with pytest.raises(ConfigError, match=":4: contexts.prod.connect: client_key needs client_cert"):
+    with pytest.raises(ConfigError, match=r":4: contexts\.prod\.connect: client_key needs client_cert"):
         load_config(path)
 
 

@@ -7,7 +7,7 @@ each other. A failing backend shows an error banner on its own screen only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,12 +20,20 @@ from streamctl.tui.messages import Loaded, LoadFailed
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.steady_footer import SteadyFooter
 
+if TYPE_CHECKING:
+    from textual import getters
+
+    from streamctl.tui.app import StreamctlApp
+
 
 class DataScreen(Screen):
     """Subclasses implement `fetch()` (blocking, runs in a thread) and `show(data)`."""
 
     heading = ""
     AUTO_FOCUS = "DataTable"
+
+    if TYPE_CHECKING:  # the App these screens run in, typed as Textual types its own `app`
+        app = getters.app(StreamctlApp)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -64,7 +72,7 @@ class DataScreen(Screen):
             data = self.fetch()
         except StreamctlError as exc:
             message: Any = LoadFailed(str(exc))
-        except Exception as exc:  # a client library's own error: shown, never fatal
+        except Exception as exc:  # noqa: BLE001 - a client library's own error: shown, never fatal
             message = LoadFailed(f"{type(exc).__name__}: {exc}")
         else:
             message = Loaded(data)

@@ -151,7 +151,7 @@ class ConnectScreen(DataScreen):
             pane.border_title = "Trace"
             text.update("no failure trace" if detail else "")
             return
-        pane.border_title = f"Trace of {'connector ' + name if key == CONNECTOR_TRACE else f'task {name}/{key}'}"
+        pane.border_title = f"Trace of {f'connector {name}' if key == CONNECTOR_TRACE else f'task {name}/{key}'}"
         text.update(Text(traces[key]))
 
     # ---- operations ------------------------------------------------------------------------

@@ -149,7 +149,7 @@ class AlterConfigDialog(FormDialog):
         pairs = [p for p in self.value("pairs").split(",") if p.strip()]
         if not pairs:
             raise UsageError("give at least one key=value")
-        values = {k: (v if v else None) for k, v in topics.parse_configs(pairs).items()}
+        values = {k: (v or None) for k, v in topics.parse_configs(pairs).items()}
         kafka, context, topic = self.kafka, self.context_name, self.topic
 
         def run(p):

@@ -55,7 +55,8 @@ class GroupDetailScreen(DataScreen):
 
         group, lags, next_records = data
         self.query_one("#group-summary", Static).update(
-            f"[b]{escape(group.id)}[/b] · {type_label(group.type)} group · state {group.state} · protocol {group.protocol or '-'} · "
+            f"[b]{escape(group.id)}[/b] · {type_label(group.type)} group · state {group.state} · "
+            f"protocol {group.protocol or '-'} · "
             f"coordinator {group.coordinator} · members {len(group.members)}")
         table = self.query_one("#lags", DataTable)
         table.clear()

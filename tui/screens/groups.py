@@ -83,7 +83,8 @@ class GroupsScreen(DataScreen):
     def _open(self, event: DataTable.RowSelected) -> None:
         from streamctl.tui.screens.group_detail import GroupDetailScreen
 
-        self.app.push_screen(GroupDetailScreen(event.row_key.value))
+        if (group_id := event.row_key.value) is not None:  # rows are keyed by group id
+            self.app.push_screen(GroupDetailScreen(group_id))
 
     def action_reset_offsets(self) -> None:
         group = self.selected_group()

@@ -106,6 +106,7 @@ def _detail(view) -> JobDetail:
     summary.append(f"\ncheckpoint {view.checkpoint_dir}")
     if cp is not None:
         summary.append(f" · committed {cell(cp.latest_committed)} · in flight {cell(cp.in_flight)}")
+    offsets: list[tuple[str, ...]]
     if view.lags is not None:
         offsets = [(l.topic, str(l.partition), cell(l.committed), cell(l.log_end), cell(l.lag))
                    for l in view.lags]

@@ -94,7 +94,7 @@ class OverviewScreen(DataScreen):
         except StreamctlError as exc:
             self.post_message(PipelineFlow.Loaded([], f"pipeline unread: {exc}"))
             return
-        except Exception as exc:  # a client library's own error: shown in the panel, never fatal
+        except Exception as exc:  # noqa: BLE001 - a client library's own error: shown in the panel, never fatal
             self.post_message(PipelineFlow.Loaded([], f"pipeline unread: {type(exc).__name__}: {exc}"))
             return
         window = f"rates over {pipeline.window_seconds:.0f} s" if pipeline.window_seconds else \

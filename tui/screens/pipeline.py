@@ -60,4 +60,5 @@ class PipelineScreen(DataScreen):
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:
-        self.app.switch_mode(event.row_key.value.split("|")[0])
+        if (key := event.row_key.value) is not None:  # rows are keyed `screen|...`
+            self.app.switch_mode(key.split("|")[0])

@@ -1,5 +1,6 @@
 """The confirm step of every operation: the plan (object by object, before -> after), then
-Execute (in a read-only context the plan alone: a dry run). Planning and executing run in thread workers; the result is audited by the core.
+Execute (in a read-only context the plan alone: a dry run). Planning and executing run in thread workers;
+the result is audited by the core.
 
 The dialog acts on a worker's result only once the worker has finished: dismissing the
 screen cancels its workers, and one cancelled between answering and finishing would be
@@ -13,7 +14,8 @@ sent twice from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from rich.markup import escape
 from rich.text import Text
@@ -98,7 +100,7 @@ class PlanDialog(ModalScreen[str | None]):
             return _Refused(self.refusal)
         done = _refusing(self.request.run, self.planned)
         plan = self.planned[0] if isinstance(self.planned, tuple) else self.planned
-        if isinstance(done, str) and getattr(plan, "read_back", ""):
+        if isinstance(done, str) and getattr(plan, "read_back", None):
             return f"{done} ({plan.read_back})"
         return done
 

@@ -1,6 +1,7 @@
 """Kafka Streams apps: status, instances and threads, inputs, internal topics, lag and when it
 drains (rates over the last minute of refreshes); for the highlighted app its topics (input,
-repartition, changelog, output) with records and lag, and its instances. Reset an app from the CLI (`streamctl streams reset APP`): it deletes topics."""
+repartition, changelog, output) with records and lag, and its instances. Reset an app from
+the CLI (`streamctl streams reset APP`): it deletes topics."""
 
 from __future__ import annotations
 
@@ -80,7 +81,8 @@ class StreamsScreen(DataScreen):
             self.drains = DrainEstimator(self.source.thresholds)
         rows = []
         for app in apps:
-            eta, severity = self.drains.observe(app.app_id, at, *app.positions(), app.lag, app.status in (STOPPED, IDLE))
+            committed, log_end = app.positions()
+            eta, severity = self.drains.observe(app.app_id, at, committed, log_end, app.lag, app.status in (STOPPED, IDLE))
             rows.append(_row(app, eta, severity))
         table = self.query_one(FilterTable)
         table.set_rows(rows)

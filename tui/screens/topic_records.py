@@ -82,7 +82,8 @@ class TopicRecordsScreen(DataScreen):
 
     @on(DataTable.RowHighlighted, "#records")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        record = self.shown.get(event.row_key.value) if event.row_key else None
+        key = event.row_key.value if event.row_key else None
+        record = self.shown.get(key) if key is not None else None
         if record is not None:
             self._detail(record)
 
@@ -126,12 +127,12 @@ def detail_text(record) -> str:
     """The whole record: coordinates, key, headers, and the value (JSON pretty-printed)."""
     from streamctl.kafka.records.formats import preview, timestamp_text
 
-    lines = [f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
-             f"({record.timestamp_type})", f"key: {preview(record.key, 200)}"]
+    lines = [(f"{record.topic}/{record.partition} offset {record.offset} · {timestamp_text(record.timestamp)} "
+             f"({record.timestamp_type})"), f"key: {preview(record.key, 200)}"]
     lines += [f"header {k}: {preview(v, 200)}" for k, v in record.headers]
     value = record.value
     try:
         body = json.dumps(json.loads(value), indent=2, ensure_ascii=False) if value else preview(value)
     except (ValueError, RecursionError):
         body = preview(value, 4000)
-    return "\n".join(lines + ["", body])
+    return "\n".join([*lines, "", body])

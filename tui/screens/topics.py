@@ -66,7 +66,8 @@ class TopicsScreen(DataScreen):
     def _open(self, event: DataTable.RowSelected) -> None:
         from streamctl.tui.screens.topic_detail import TopicDetailScreen
 
-        self.app.push_screen(TopicDetailScreen(event.row_key.value))
+        if (name := event.row_key.value) is not None:  # rows are keyed by topic name
+            self.app.push_screen(TopicDetailScreen(name))
 
     def action_create_topic(self) -> None:
         from streamctl.tui.screens.dialogs import CreateTopicDialog

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static, Tree
 
 from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.model.zookeeper import Subscription
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
@@ -51,7 +52,7 @@ class ZooKeeperScreen(DataScreen):
     def __init__(self) -> None:
         super().__init__()
         self.selected = "/"
-        self.watches = []
+        self.watches: list[Subscription] = []
 
     def compose_body(self) -> ComposeResult:
         ensemble = LiteralTable(id="ensemble", cursor_type="row")
@@ -137,6 +138,7 @@ class ZooKeeperScreen(DataScreen):
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         if self.source.zookeeper() is None:  # the root node of an empty tree (fetch says why)
             return
+        assert event.node.data is not None  # every node carries its path
         self.selected = event.node.data
         self._load_znode(self.selected)
         self._watch(self.selected)

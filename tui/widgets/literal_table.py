@@ -57,6 +57,8 @@ class LiteralTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:  # within the bounds checked above: never
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         height = self.rows[row_key].height
         if self.rows[row_key].auto_height or height < 1:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)

@@ -13,7 +13,7 @@ import operator
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import partial
 from pathlib import Path
 
@@ -47,7 +47,7 @@ class PartitionReset:
 
 def parse_topic_specs(specs: tuple[str, ...]) -> list[tuple[str, list[int] | None]]:
     """`T` or `T:0,1,2` -> (topic, partitions or None for all)."""
-    parsed = []
+    parsed: list[tuple[str, list[int] | None]] = []
     for spec in specs:
         topic, sep, parts = spec.partition(":")
         if not topic:
@@ -168,7 +168,7 @@ def plan_reset(admin, group_id: str, topic_specs, all_topics: bool, mode: str, v
     snap, group = describe_group(admin, group_id)
     require_idle(group)
     committed = admin.committed(group_id)
-    if mode == "from-file" and not topic_specs and not all_topics:
+    if file_offsets is not None and not topic_specs and not all_topics:  # mode from-file
         # The file names the partitions, as with the Kafka tool's --from-file alone.
         topic_specs = [(t, sorted(p for tt, p in file_offsets if tt == t))
                        for t in sorted({t for t, _ in file_offsets})]
@@ -252,7 +252,7 @@ def write_undo(context: str, group: str, resets: list[PartitionReset]) -> Path |
     previous = {(r.topic, r.partition): r.current for r in resets if r.current is not None}
     if not previous:
         return None
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = undo_dir(context, group) / f"{stamp}.csv"
     write_atomic(path, to_csv(previous), mode=0o600)
     return path

@@ -37,7 +37,7 @@ class Series:
             for i in range(len(self.ts) - 1, -1, -1):  # newest first: only the last OVERLAP seconds count
                 if self.ts[i] <= ts - OVERLAP:
                     break
-                if self.log_end[i] is not None and self.log_end[i] > log_end:
+                if (end := self.log_end[i]) is not None and end > log_end:
                     return True
         return False
 

@@ -24,6 +24,7 @@ from functools import cached_property
 from itertools import groupby, pairwise
 from operator import itemgetter
 from pathlib import Path
+from typing import Self
 
 from streamctl import paths
 from streamctl.errors import StreamctlError
@@ -47,7 +48,7 @@ _MIGRATIONS = (
         context TEXT NOT NULL, topic TEXT NOT NULL, read_at REAL NOT NULL, configs TEXT NOT NULL,
         PRIMARY KEY (context, topic)
     ) WITHOUT ROWID""",
-    lambda db: _series_from_samples(db),  # (defined below)
+    lambda db: _series_from_samples(db),  # noqa: PLW0108 - defined below
 )
 
 
@@ -62,7 +63,8 @@ def _group_status(group: str, partitions: list, now: float, allowed_lag: int, wi
     parts = []
     for _, topic, part, series in partitions:
         if series.ts[-1] == latest:  # partitions gone from the group's snapshot wait to expire
-            status, lag, detail = judge(f"{topic}/{part}", *series.lags(), now, allowed_lag, window)
+            ts, committed, lags = series.lags()
+            status, lag, detail = judge(f"{topic}/{part}", ts, committed, lags, now, allowed_lag, window)
             parts.append(PartitionStatus(topic, part, status, lag, detail))
     status, detail = summary(parts, allowed_lag)
     return GroupStatus(group, status, tuple(parts), detail)
@@ -136,7 +138,7 @@ class LagStore:
             self._db.close()
             raise
 
-    def __enter__(self) -> LagStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -351,6 +353,6 @@ def _log_end_at_least(lag: PartitionLag) -> int | None:
     commits meanwhile can show a committed offset past the log end read a moment before. The
     log had reached at least that offset: stored so, the history's log end never lags behind
     its commits (which would read as a produce rate that went backwards)."""
-    if lag.log_end is None:
+    if lag.log_end is None or lag.committed is None:  # the caller skips uncommitted partitions
         return None
     return max(lag.log_end, lag.committed)

@@ -20,7 +20,7 @@ import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.kafka.records.produce import TRANSACTION_TIMEOUT_MS, destination, too_large

@@ -13,10 +13,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from streamctl.errors import UsageError
 from streamctl.model.records import OutgoingRecord, Record, headers_of, value_of
+from datetime import UTC
 
 MASK = "******"
 PREVIEW = 60  # characters of a value in a table
@@ -302,7 +303,7 @@ def to_json_lines(batch: list[Record]) -> str:
     """A JSON object per record, a line each (newline-ended): written by hand around the C string
     encoder, the topic encoded once a batch (json.dumps of a dict costs ~4x more, a million times
     per export)."""
-    lines = []
+    lines: list[str] = []
     append = lines.append
     topics: dict[str, str] = {}
     for topic, partition, offset, timestamp, timestamp_type, key, value, headers, masked in batch:
@@ -345,6 +346,7 @@ def preview(data: bytes | None, width: int = PREVIEW) -> str:
     if data is None:
         return "null"
     head = data[: width * 4]
+    text: str | None
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -366,9 +368,9 @@ def timestamp_text(ms: int | None) -> str:
     """A record's timestamp as UTC ISO 8601 with milliseconds, '-' when it has none."""
     if ms is None:
         return "-"
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def text_line(record: Record) -> str:

@@ -62,7 +62,7 @@ def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
     with RecordReader(ctx.kafka.client_config(), ctx.kafka.timeout) as reader:
         for view in views:
             try:
-                low, high = reader.watermarks(view.topic, view.partition)
+                low, _high = reader.watermarks(view.topic, view.partition)
                 start = max(view.committed, low)
                 if view.committed < low:
                     view.error = f"committed offset {view.committed} is below the log start {low} (deleted)"

@@ -37,7 +37,7 @@ def read_input(source: Path | None, input_format: str, key_separator: str | None
 
     name = str(source) if source else "stdin"
     try:
-        stream = open(source, encoding="utf-8", newline="") if source else sys.stdin
+        stream = open(source, encoding="utf-8", newline="") if source else sys.stdin  # noqa: SIM115 - closed below
         text = stream.read(MAX_INPUT_BYTES + 1)
         if source:
             stream.close()

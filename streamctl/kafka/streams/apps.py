@@ -43,9 +43,9 @@ def internal_topic_owners(topic_names) -> set[str]:
     """Every id an internal topic among `topic_names` could belong to: each prefix of its name
     before a "-" (an application id may hold "-" itself). One pass over the topics, where asking
     each group against each topic cost 90,000 calls for 300 groups and 300 topics."""
-    owners = set()
+    owners: set[str] = set()
     for name in topic_names:
-        if name.endswith("-changelog") or name.endswith("-repartition") or _FK_JOIN_TOPIC.search(name):
+        if name.endswith(("-changelog", "-repartition")) or _FK_JOIN_TOPIC.search(name):
             owners.update(name[:at] for at, char in enumerate(name) if char == "-")
     return owners
 

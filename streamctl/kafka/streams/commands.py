@@ -97,9 +97,9 @@ def streams_reset(session: Session, app_id, to_earliest, to_datetime, by_duratio
     if len(chosen) > 1:
         raise UsageError(f"give at most one of --{', --'.join(MODES)}")
     mode, value = chosen[0] if chosen else ("to-earliest", None)
-    if mode == "to-datetime":
+    if mode == "to-datetime" and value is not None:  # chosen only when given
         times.parse_datetime(value)
-    if mode == "by-duration":
+    if mode == "by-duration" and value is not None:
         times.parse_time(value, "--by-duration")
     ctx, admin = clients.admin(session, "streams reset", execute)
     plan, resets = plan_streams_reset(admin, app_id, mode, value, declared=ctx.kafka.streams)

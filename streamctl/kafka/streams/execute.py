@@ -21,8 +21,8 @@ def reset_streams_app(admin, context: str, plan: Plan, resets) -> Path | None:
 
     def step_read_back(lost: AnswerLost, verify) -> None:
         read_back(lost, eventually(verify))
-        plan.read_back = "; ".join(filter(None, [plan.read_back, f"the answer was lost ({lost}); the re-read "
-                                                                  "shows the change made"]))
+        plan.read_back = "; ".join(filter(None, [plan.read_back, (f"the answer was lost ({lost}); the re-read "
+                                                                   "shows the change made")]))
 
     def apply():
         try:

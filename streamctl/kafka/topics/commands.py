@@ -143,7 +143,7 @@ def topics_alter_config(session: Session, name, pairs, deletes, execute, output)
     if not pairs and not deletes:
         raise UsageError("alter-config: give KEY=VALUE pairs or --delete-config KEY")
     ctx, admin = clients.admin(session, "topics alter-config", execute)
-    values: dict[str, str | None] = {**plans.parse_configs(pairs), **{k: None for k in deletes}}
+    values: dict[str, str | None] = {**plans.parse_configs(pairs), **dict.fromkeys(deletes)}
     plan = plans.plan_alter_config(admin, admin.metadata(), name, values)
     show(plan, output)
     finish(plan, execute, lambda: topic_exec.alter_config(admin, ctx.name, plan))

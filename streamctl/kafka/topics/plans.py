@@ -71,9 +71,9 @@ def _check_type(key: str, value: str) -> None:
             float(value)
         except ValueError:
             raise UsageError(f"config {key}: expected a number, got {value!r}") from None
-    elif key.endswith((".ms", ".bytes", ".messages", ".replicas")) or key in ("segment.index.bytes",):
-        if not re.fullmatch(r"-?\d+", value):
-            raise UsageError(f"config {key}: expected an integer, got {value!r}")
+    elif ((key.endswith((".ms", ".bytes", ".messages", ".replicas")) or key == "segment.index.bytes")
+          and not re.fullmatch(r"-?\d+", value)):
+        raise UsageError(f"config {key}: expected an integer, got {value!r}")
 
 
 def plan_create(admin, snap: KafkaSnapshot, name: str, partitions: int, replication_factor: int,
