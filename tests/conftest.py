@@ -53,6 +53,7 @@ def child_stack_dumps() -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]
 # No JVM in the fast suite (tests/jvm_guard.py).
 JAVA_WATCH = pytest.StashKey[JavaWatch]()
 RUNNING_TEST = pytest.StashKey[pytest.Item]()
+LATE_JAVA = pytest.StashKey[list[str]]()  # seen only when the session ended
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
@@ -89,7 +90,9 @@ def pytest_runtest_teardown(item):
 
 def pytest_sessionfinish(session):
     hung, _ = child_stack_dumps()
-    if hung and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+    watch = session.stash.get(JAVA_WATCH, None)
+    late_java = session.config.stash[LATE_JAVA] = watch.new_java_processes() if watch else []  # exec'd late
+    if (hung or late_java) and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -102,6 +105,11 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.section(f"{len(dumps)} {title}; stacks in {where}")
             for _, text in dumps:
                 terminalreporter.write_line(text[:4000])
+    late_java = terminalreporter.config.stash.get(LATE_JAVA, [])
+    if late_java:
+        terminalreporter.section("java started by a run without integration tests: the session fails")
+        for line in late_java:
+            terminalreporter.write_line(line)
 
 
 class RunningSandbox:

@@ -17,15 +17,30 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).parents[2]
 
-SESSION = """
+START_JAVA = """
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.jvm_guard import service_fixture
 
+
+def start_java(where):
+    java = where / "java"
+    java.write_bytes(Path("/bin/sleep").read_bytes())
+    java.chmod(0o755)
+    # Through a shell that ends at once: the java is no descendant of pytest any more.
+    subprocess.run(["sh", "-c", f"{java} 60 & echo $! > {os.environ['JAVA_PID_FILE']}"], check=True)
+    comm = Path("/proc", Path(os.environ["JAVA_PID_FILE"]).read_text().strip(), "comm")
+    deadline = time.monotonic() + 30
+    while comm.read_text().strip() != "java" and time.monotonic() < deadline:  # the fork has exec'd
+        time.sleep(0.05)
+"""
+
+SESSION = START_JAVA + """
 
 @service_fixture
 def fake_service():
@@ -50,19 +65,28 @@ def test_reaches_the_service_at_run_time(request):
 
 
 def test_leaves_a_java_running(tmp_path):
-    java = tmp_path / "java"
-    java.write_bytes(Path("/bin/sleep").read_bytes())
-    java.chmod(0o755)
-    # Through a shell that ends at once: the java is no descendant of pytest any more.
-    subprocess.run(["sh", "-c", f"{java} 60 & echo $! > {os.environ['JAVA_PID_FILE']}"], check=True)
+    start_java(tmp_path)
+"""
+
+LATE_SESSION = START_JAVA + """
+
+@pytest.fixture(scope="session")
+def java_at_the_end(tmp_path_factory):
+    yield
+    start_java(tmp_path_factory.mktemp("late"))  # after the last test's own look
+
+
+def test_passes(java_at_the_end):
+    pass
 """
 
 
-def _session(pytester, monkeypatch, *args: str):
+def _session(pytester, monkeypatch, *args: str, source: str = SESSION):
     pid_file = pytester.path / "java.pid"
     monkeypatch.setenv("JAVA_PID_FILE", str(pid_file))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makepyfile(test_inner=SESSION)
+    monkeypatch.delenv(TAG_VARIABLE, raising=False)  # its java is not this session's
+    pytester.makepyfile(test_inner=source)
     try:
         return pytester.runpytest_subprocess("-p", "tests.conftest", "-p", "no:cacheprovider", *args)
     finally:
@@ -85,6 +109,14 @@ def test_a_run_with_integration_tests_runs_them_and_does_not_watch_for_java(pyte
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*FAILED*test_reaches_the_service_at_run_time*"])
     assert "started java" not in result.stdout.str()
+
+
+def test_a_java_started_after_the_last_test_fails_the_session(pytester, monkeypatch):
+    result = _session(pytester, monkeypatch, source=LATE_SESSION)
+    result.assert_outcomes(passed=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*java started by a run without integration tests: the session fails*",
+                                 "*java 60*"])
 
 
 def _process(proc: Path, pid: int, comm: str, env: dict[str, str], argv: tuple[str, ...] = ("x",)) -> None:
