@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test venv-demo venv-test clean
+.PHONY: demo test test-fast venv-demo venv-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ test: venv-test lint
 	scripts/system-deps
 	$(BIN)/streamctl sandbox fetch --kraft
 	$(BIN)/pytest
+
+## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py)
+test-fast: venv-test
+	$(BIN)/pytest -m "not integration"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -17,6 +17,7 @@ import pytest
 from streamctl.backends.kafka.isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
+from tests.jvm_guard import INTEGRATION, JavaWatch, mark_service_tests, refusal, service_fixture
 
 # A forked Kafka child that hangs leaves its Python stacks in a file here before it is killed
 # (backends/child_stacks.py), in this process and in every `streamctl` the tests start; the end
@@ -49,9 +50,49 @@ def child_stack_dumps() -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]
     return hung, starting
 
 
+# No JVM in the fast suite (tests/jvm_guard.py).
+JAVA_WATCH = pytest.StashKey[JavaWatch]()
+RUNNING_TEST = pytest.StashKey[pytest.Item]()
+LATE_JAVA = pytest.StashKey[list[str]]()  # seen only when the session ended
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items):
+    mark_service_tests(items)
+
+
+def pytest_collection_finish(session):
+    if not any(item.get_closest_marker(INTEGRATION) for item in session.items):
+        session.stash[JAVA_WATCH] = JavaWatch.start()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.session.stash[RUNNING_TEST] = item
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_fixture_setup(fixturedef, request):
+    why = refusal(fixturedef.argname, request.session.stash.get(RUNNING_TEST, None))
+    if why:
+        pytest.fail(why, pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item):
+    watch = item.session.stash.get(JAVA_WATCH, None)
+    started = watch.new_java_processes() if watch else []  # before the fixtures end theirs
+    result = yield
+    if started:
+        pytest.fail(f"a run without integration tests started java: {'; '.join(started)}", pytrace=False)
+    return result
+
+
 def pytest_sessionfinish(session):
     hung, _ = child_stack_dumps()
-    if hung and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+    watch = session.stash.get(JAVA_WATCH, None)
+    late_java = session.config.stash[LATE_JAVA] = watch.new_java_processes() if watch else []  # exec'd late
+    if (hung or late_java) and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -64,6 +105,11 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.section(f"{len(dumps)} {title}; stacks in {where}")
             for _, text in dumps:
                 terminalreporter.write_line(text[:4000])
+    late_java = terminalreporter.config.stash.get(LATE_JAVA, [])
+    if late_java:
+        terminalreporter.section("java started by a run without integration tests: the session fails")
+        for line in late_java:
+            terminalreporter.write_line(line)
 
 
 class RunningSandbox:
@@ -160,7 +206,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-@pytest.fixture(scope="session")
+@service_fixture(scope="session")
 def sandbox(tmp_path_factory) -> RunningSandbox:
     """ZooKeeper + 3 brokers on random ports, state under a tmp XDG_STATE_HOME."""
     tmp: Path = tmp_path_factory.mktemp("sandbox")
@@ -173,7 +219,7 @@ def sandbox(tmp_path_factory) -> RunningSandbox:
         sb.down()
 
 
-@pytest.fixture(scope="session")
+@service_fixture(scope="session")
 def kraft_sandbox(tmp_path_factory) -> RunningSandbox:
     """3 Kafka 4.x nodes in KRaft mode (broker and controller each), Kafka only; started when a
     test asks for it (the rolling restart), next to the ZooKeeper-mode sandbox."""
@@ -187,7 +233,7 @@ def kraft_sandbox(tmp_path_factory) -> RunningSandbox:
         sb.down()
 
 
-@pytest.fixture(params=["zookeeper", "kraft"])
+@service_fixture(params=["zookeeper", "kraft"])
 def cluster(request) -> RunningSandbox:
     """The test runs twice: on the session's ZooKeeper-mode sandbox and on the KRaft one."""
     return request.getfixturevalue("sandbox" if request.param == "zookeeper" else "kraft_sandbox")

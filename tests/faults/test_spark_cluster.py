@@ -26,11 +26,12 @@ from streamctl.sandbox.stack import Sandbox
 from tests.check_reasons import assert_unknowns_are_service_conditions, unevaluated
 from tests.conftest import RunningSandbox
 from tests.integration.spark_helpers import access_line, produce_lines, window_lines
+from tests.jvm_guard import service_fixture
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
+@service_fixture(scope="module")
 def distributed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("distributed")
     xdg_state = tmp / "state"

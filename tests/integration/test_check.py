@@ -146,7 +146,7 @@ def test_lag_equals_kafka_consumer_groups_tool(cluster, tmp_path, lagging_group)
 def test_a_failing_run_replaces_the_last_good_textfile(sandbox, tmp_path):
     """node_exporter must not keep serving the last good metrics as if current: a run that
     cannot read its config rewrites the file, UNKNOWN and with its own timestamp."""
-    from tests.unit.test_check_render import samples
+    from tests.check_outputs import samples
 
     target = tmp_path / "node" / "streamctl.prom"
     good = sandbox.cli("check", "--component", "kafka", "--prometheus-textfile", str(target), timeout=60)

@@ -20,7 +20,7 @@ from streamctl.backends.kafka.process import KafkaProcess
 from streamctl.ops import audit
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
-from tests.tui.test_dashboard_live import app_for, open_reset_plan, settle
+from tests.tui.live_dashboard import app_for, open_reset_plan, settle
 
 pytestmark = pytest.mark.integration
 

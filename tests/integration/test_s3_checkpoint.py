@@ -23,6 +23,7 @@ from streamctl.jvm import maven
 from streamctl.jvm.java import java
 from streamctl.jvm.processes import free_ports
 from tests.conftest import run_cli
+from tests.jvm_guard import service_fixture
 
 pytestmark = pytest.mark.integration
 
@@ -32,7 +33,7 @@ FIXTURE = Path(__file__).parent.parent / "fixtures" / "spark" / "checkpoint-webl
 KEY, SECRET = "streamctl", "streamctl-secret"
 
 
-@pytest.fixture(scope="module")
+@service_fixture(scope="module")
 def s3(tmp_path_factory):
     """The endpoint URL of a running S3Proxy with bucket `checkpoints` holding a short and a long
     history of the captured checkpoint; AWS credentials in the environment, as a user sets them."""

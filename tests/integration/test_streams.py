@@ -21,6 +21,7 @@ from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV
 from streamctl.jobs.status_watch import GROUP as WATCH_GROUP
 from streamctl.demo.streams_app import APP_ID, INPUT, OUTPUT, SERVICE, WATCH_SERVICE
 from tests.integration.kafka_helpers import kafka_tool_lag
+from tests.jvm_guard import service_fixture
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +38,7 @@ def feed(bootstrap: str, lines: int) -> None:
     assert producer.flush(30) == 0
 
 
-@pytest.fixture(params=["zookeeper", "kraft"])
+@service_fixture(params=["zookeeper", "kraft"])
 def stack(request):
     """(running sandbox, kraft?) with the Streams app running and past its first records."""
     kraft = request.param == "kraft"

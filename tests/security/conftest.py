@@ -12,13 +12,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 import yaml
 
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 from streamctl.sandbox.secure import MONITOR_USER, SECRETS, Secrets, client_properties
 from tests.conftest import run_cli
+from tests.jvm_guard import service_fixture
 
 WRONG_PASSWORD = "wr0ng-Passw0rd-7d1e"  # also a secret: it must not show up anywhere either
 KAFKA_TIMEOUT = 3.0  # the test contexts' per-call timeout: a refused login answers within it
@@ -104,7 +104,7 @@ class SecureSandbox:
         return path
 
 
-@pytest.fixture(scope="session")
+@service_fixture(scope="session")
 def secure(tmp_path_factory) -> SecureSandbox:
     tmp: Path = tmp_path_factory.mktemp("secure")
     xdg_state, xdg_config = tmp / "state", tmp / "config"

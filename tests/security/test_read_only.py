@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 
-import click
 import httpx
 import pytest
 
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.zookeeper import ZooKeeperBackend
-from streamctl.cli import cli
 from streamctl.demo.connect_worker import url
+from tests.cli_commands import mutating_commands
 from tests.security.helpers import one_error_line, topic_with_group, unique
 
 pytestmark = pytest.mark.integration
@@ -62,22 +61,6 @@ MUTATIONS = {
     ("connect", "offsets", "undo"): (["connect", "offsets", "undo", "weblog-archive", "--execute"],
                                      "connect offsets undo"),
 }
-
-
-def mutating_commands() -> set[tuple[str, ...]]:
-    """Every CLI command that takes --execute, by its path."""
-    found = set()
-
-    def walk(command: click.Command, path: tuple[str, ...]) -> None:
-        if isinstance(command, click.Group):
-            ctx = click.Context(command)
-            for name in command.list_commands(ctx):
-                walk(command.get_command(ctx, name), (*path, name))
-        elif any(p.name == "execute" for p in command.params):
-            found.add(path)
-
-    walk(cli, ())
-    return found
 
 
 def test_the_list_names_every_mutating_command():

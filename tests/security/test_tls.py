@@ -25,6 +25,7 @@ from streamctl.backends.kafka.cluster import KafkaBackend
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.stack import Sandbox
 from tests.conftest import RunningSandbox, run_cli
+from tests.jvm_guard import service_fixture
 from tests.security.helpers import one_error_line, unique
 
 
@@ -58,7 +59,7 @@ class TlsSandbox:
         return path
 
 
-@pytest.fixture(scope="module")
+@service_fixture(scope="module")
 def tls(tmp_path_factory):
     sb = TlsSandbox(tmp_path_factory.mktemp("tls"))
     try:

@@ -18,7 +18,7 @@ from streamctl.check.render import render_json, render_nagios, render_prometheus
 from streamctl.config import Config
 from streamctl.errors import StreamctlError
 from streamctl.model.health import Evaluation, Severity
-from tests.unit.test_check_render import samples, schema_errors
+from tests.check_outputs import samples, schema_errors
 
 EXCEPTION_NAME = re.compile(r"\b[A-Z][a-zA-Z]+(Error|Exception)\b|Traceback")
 SYSTEMS = ("zookeeper", "flume", "spark", "connect")

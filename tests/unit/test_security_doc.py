@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from streamctl.sandbox.secure import MONITOR_ACLS
-from tests.security.test_read_only import mutating_commands
+from tests.cli_commands import mutating_commands
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 
