@@ -13,6 +13,7 @@ import yaml
 from streamctl import config as cfg
 from streamctl.config import ConfigError, load_config, remove_context, save_context
 from streamctl.errors import UsageError
+from streamctl.kafka.settings import is_secret_property
 
 SECRET = "s3cr3t-XYZ"
 
@@ -147,7 +148,7 @@ def test_secret_never_in_repr_or_str(full: Path) -> None:
     ],
 )
 def test_secret_property_names(key: str, secret: bool) -> None:
-    assert cfg.is_secret_property(key) is secret
+    assert is_secret_property(key) is secret
 
 
 @pytest.mark.parametrize("style", ["snake", "kebab"])
