@@ -134,7 +134,7 @@ def _yaml_error(label: str, exc: yaml.YAMLError, text: str) -> ConfigError:
 
 
 def parse(text: str, label: str, base_dir: Path, mode: Mode,
-           unresolved: dict[str, ConfigError] | None = None) -> tuple[Any, Node | None]:
+          unresolved: dict[str, ConfigError] | None = None) -> tuple[Any, Node | None]:
     """YAML text -> (plain data, root node); None data for an empty document. In mode
     "per-context", `unresolved` receives each context's unresolved reference."""
     try:
