@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamctl import config as cfg
-from streamctl.config import ConfigError, load_config, remove_context, save_context
+from streamctl.config import ConfigError, load_config
+from streamctl.config.write import check_context_replaceable, remove_context, save_context
 from streamctl.errors import UsageError
 from streamctl.kafka.settings import is_secret_property
 
@@ -589,7 +589,7 @@ def test_a_foreign_sandbox_context_is_refused_and_the_file_untouched(tmp_path: P
     path.chmod(0o644)
     before = path.read_bytes()
     for attempt in (lambda: save_context("sandbox", SANDBOX, path, managed_by=OURS),
-                    lambda: cfg.check_context_replaceable("sandbox", OURS, path)):
+                    lambda: check_context_replaceable("sandbox", OURS, path)):
         with pytest.raises(ConfigError) as info:
             attempt()
         assert str(info.value) == (
