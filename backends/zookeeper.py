@@ -71,7 +71,7 @@ class ZooKeeperBackend:
 
     @classmethod
     def from_settings(cls, settings, read_only: bool = True, timeout: float | None = None) -> ZooKeeperBackend:
-        """From a context's `zookeeper` section (streamctl.config.ZooKeeperSettings)."""
+        """From a context's `zookeeper` section (streamctl.zookeeper.settings.ZooKeeperSettings)."""
         auth = [(settings.auth.scheme, settings.auth.credential.get_secret_value())] if settings.auth else []
         sasl = None
         if settings.sasl:

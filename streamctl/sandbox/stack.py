@@ -349,14 +349,14 @@ class Sandbox:
 
     def check_context_replaceable(self) -> None:
         """Refuse, before a service starts, a `sandbox` context that the user wrote."""
-        from streamctl.config import check_context_replaceable
+        from streamctl.config.write import check_context_replaceable
 
         check_context_replaceable(CONTEXT, MANAGED_BY, path=self.config_path)
 
     def write_context(self, state: SandboxState) -> bool:
         """Write (or rewrite) the `sandbox` context; it becomes current-context only in a file
         that names none. Returns whether it is the current context."""
-        from streamctl.config import save_context
+        from streamctl.config.write import save_context
 
         context: dict = {"kafka": {"bootstrap_servers": state.bootstrap_servers,
                                    "expected_brokers": state.brokers, "timeout": 10.0}}

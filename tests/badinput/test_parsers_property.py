@@ -40,6 +40,7 @@ from streamctl.spark import launcher
 from streamctl.ops import audit
 from streamctl.kafka.groups import offsets
 from streamctl.kafka.topics import plans as topics
+from streamctl.thresholds import Thresholds
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -286,7 +287,7 @@ def _metrics(body: bytes, baseline_body: bytes | None = None) -> None:
             baseline = None
     status = flume.status("a", url, current, baseline, {"r1": 900.0})
     json.dumps(flume.status_dict(status))
-    flume_health([status], config.Thresholds())
+    flume_health([status], Thresholds())
 
 
 @FAST

@@ -14,7 +14,7 @@ from streamctl.model.zookeeper import Subscription, ZNode
 from streamctl.backends.zookeeper_data import parent_of, validate_path
 from streamctl.model.zookeeper import ZAcl, ZStat
 from streamctl.backends.zookeeper_ensemble import merge_answers
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.flume.definition import sink_bindings
 from streamctl.kafka.health import kafka_health
 from streamctl.flume.health import flume_health

@@ -12,10 +12,10 @@ from streamctl.backends.checkpoint_store import (
     CheckpointError, LocalStore, S3Store, StoreUnreachable, UnusableStore, WebHdfsStore, store_for,
 )
 from streamctl.backends.spark import observe_job
-from streamctl.config import SparkJob
+from streamctl.spark.settings import SparkJob
 from streamctl.errors import UsageError
 from streamctl.spark.health import job_health
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 
 
 def closed_port() -> int:

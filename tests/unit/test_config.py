@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from streamctl import config as cfg
-from streamctl.config import ConfigError, load_config, remove_context, save_context
+from streamctl.config import ConfigError, load_config
+from streamctl.config.write import check_context_replaceable, remove_context, save_context
 from streamctl.errors import UsageError
+from streamctl.kafka.settings import is_secret_property
 
 SECRET = "s3cr3t-XYZ"
 
@@ -147,7 +148,7 @@ def test_secret_never_in_repr_or_str(full: Path) -> None:
     ],
 )
 def test_secret_property_names(key: str, secret: bool) -> None:
-    assert cfg.is_secret_property(key) is secret
+    assert is_secret_property(key) is secret
 
 
 @pytest.mark.parametrize("style", ["snake", "kebab"])
@@ -588,7 +589,7 @@ def test_a_foreign_sandbox_context_is_refused_and_the_file_untouched(tmp_path: P
     path.chmod(0o644)
     before = path.read_bytes()
     for attempt in (lambda: save_context("sandbox", SANDBOX, path, managed_by=OURS),
-                    lambda: cfg.check_context_replaceable("sandbox", OURS, path)):
+                    lambda: check_context_replaceable("sandbox", OURS, path)):
         with pytest.raises(ConfigError) as info:
             attempt()
         assert str(info.value) == (

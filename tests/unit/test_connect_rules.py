@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from streamctl.backends.connect import _connector, _http_reason
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.connect.collect import unassigned_ages
 from streamctl.connect.health import connect_health, unassigned_keys
 from streamctl.connect.plans import read_config_file

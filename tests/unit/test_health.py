@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.lag.rules import GroupStatus, LagStatus
 from streamctl.model.kafka import KafkaSnapshot

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from streamctl.backends import flume
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.flume.health import flume_health
 from streamctl.model.health import Severity
 

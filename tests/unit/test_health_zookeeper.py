@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from streamctl.backends.zookeeper_ensemble import merge_answers
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.zookeeper.health import ensemble_health, kafka_crosscheck
 from streamctl.model.kafka import Broker, KafkaSnapshot, PartitionState, Topic
 from streamctl.model.health import Severity

@@ -9,7 +9,7 @@ import pytest
 
 from streamctl.backends.kafka.client import KafkaError
 from streamctl.backends.kafka.quorum import java_client_properties, parse_quorum
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.kafka.quorum import quorum_health
 from streamctl.model.health import Severity
 from streamctl.model.kafka import Quorum

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.model.kafka import ConsumerGroup, KafkaSnapshot, PartitionLag, PartitionState, Topic
 from streamctl.model.pipeline import NEVER, Hop, Node, eta_text

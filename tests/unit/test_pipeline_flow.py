@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import Hop, Node, PipelineMap
 from streamctl.pipeline.derive import derive

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.pipeline.collect import Reading
 from streamctl.pipeline.derive import derive

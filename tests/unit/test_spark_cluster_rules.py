@@ -15,7 +15,7 @@ from streamctl.backends.spark_master import _DetailLink, parse_master_json, read
 from streamctl.model.health import Severity
 from streamctl.spark.cluster_health import cluster_health
 from streamctl.spark.health import spark_health
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "spark-cluster"
 MASTER_UI = "http://127.0.0.1:45009"

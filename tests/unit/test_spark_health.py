@@ -10,7 +10,7 @@ import pytest
 
 from streamctl.backends.spark import read_checkpoint, read_progress_tail
 from streamctl.model.spark import JobView, PartitionJobLag, ProgressSample, ProgressTail
-from streamctl.config import Thresholds
+from streamctl.thresholds import Thresholds
 from streamctl.spark.health import spark_health
 from streamctl.model.health import Severity
 

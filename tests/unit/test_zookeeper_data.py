@@ -158,7 +158,7 @@ def test_double_star_spans_segments():
 
 def test_auth_sasl_and_tls_pass_through_to_kazoo(tmp_path):
     from streamctl.backends.zookeeper import ZooKeeperBackend
-    from streamctl.config import ZooKeeperSettings
+    from streamctl.zookeeper.settings import ZooKeeperSettings
 
     settings = ZooKeeperSettings.model_validate({
         "hosts": "zk1:2281,zk2:2281/kafka", "timeout": 3,
@@ -181,7 +181,7 @@ def test_auth_sasl_and_tls_pass_through_to_kazoo(tmp_path):
 
 def test_plain_settings_pass_nothing_extra():
     from streamctl.backends.zookeeper import ZooKeeperBackend
-    from streamctl.config import ZooKeeperSettings
+    from streamctl.zookeeper.settings import ZooKeeperSettings
 
     backend = ZooKeeperBackend.from_settings(ZooKeeperSettings(hosts="127.0.0.1:2181"), read_only=False)
     assert backend.client_options == {} and backend.read_only is False
