@@ -70,13 +70,12 @@ class Card:
 
 @dataclass(frozen=True, slots=True)
 class System:
-    """What one system brings. Each field is named by string, imported by its user only.
-
-    A field for the system's settings model ("module:Class", its section of a context) fits
-    beside these the same way.
-    """
+    """What one system brings. Each field is named by string, imported by its user only."""
 
     name: str
+    # Its sections of a context -> "module:Class" of the settings model (config/schema.py's
+    # Context has one field per section; a test keeps the two equal).
+    settings: dict[str, str] = field(default_factory=dict)
     commands: dict[str, str] = field(default_factory=dict)  # CLI name -> "module:attribute" of a click command
     collectors: dict[str, Collector] = field(default_factory=dict)  # check component -> its collector
     screens: tuple[Screen, ...] = ()

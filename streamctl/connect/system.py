@@ -4,6 +4,7 @@ from streamctl.systems import Card, Collector, Screen, System
 
 SYSTEM = System(
     name="connect",
+    settings={"connect": "streamctl.connect.settings:ConnectSettings"},
     commands={"connect": "streamctl.connect.commands:connect"},
     collectors={"connect": Collector("streamctl.connect.collect")},
     screens=(Screen("connect", "streamctl.tui.screens.connect:ConnectScreen", "Kafka Connect", key="8"),),

@@ -4,6 +4,7 @@ from streamctl.systems import Card, Collector, Screen, System
 
 SYSTEM = System(
     name="flume",
+    settings={"flume": "streamctl.flume.settings:FlumeSettings"},
     commands={"agents": "streamctl.flume.commands:agents"},
     collectors={"flume": Collector("streamctl.flume.collect")},
     screens=(Screen("agents", "streamctl.tui.screens.agents:AgentsScreen", "Flume agents", key="6"),),

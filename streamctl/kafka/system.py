@@ -5,6 +5,12 @@ from streamctl.systems import Card, Collector, Screen, System
 
 SYSTEM = System(
     name="kafka",
+    settings={
+        "kafka": "streamctl.kafka.settings:KafkaSettings",
+        "records": "streamctl.kafka.settings:RecordsSettings",
+        "include": "streamctl.kafka.settings:IncludeFilter",
+        "exclude": "streamctl.kafka.settings:ExcludeFilter",
+    },
     commands={
         "brokers": "streamctl.kafka.brokers.commands:brokers",
         "topics": "streamctl.kafka.topics.commands:topics",

@@ -5,6 +5,7 @@ from streamctl.systems import Collector, Screen, System
 
 SYSTEM = System(
     name="pipeline",
+    settings={"pipeline": "streamctl.pipeline.settings:PipelineSettings"},
     commands={"pipeline": "streamctl.pipeline.commands:pipeline"},
     collectors={
         "pipeline": Collector("streamctl.pipeline.health", opt_in=True),  # two Kafka readings seconds apart

@@ -5,6 +5,7 @@ from streamctl.systems import Card, Collector, Screen, System
 
 SYSTEM = System(
     name="spark",
+    settings={"spark": "streamctl.spark.settings:SparkSettings"},
     commands={"jobs": "streamctl.spark.commands:jobs"},
     collectors={"spark": Collector("streamctl.spark.collect")},
     screens=(Screen("jobs", "streamctl.tui.screens.jobs:JobsScreen", "Spark jobs", key="7"),),

@@ -5,6 +5,7 @@ from streamctl.systems import Card, Collector, Screen, System
 
 SYSTEM = System(
     name="zookeeper",
+    settings={"zookeeper": "streamctl.zookeeper.settings:ZooKeeperSettings"},
     commands={"zk": "streamctl.zookeeper.commands:zk"},
     collectors={"zookeeper": Collector("streamctl.zookeeper.collect")},
     screens=(Screen("zookeeper", "streamctl.tui.screens.zookeeper:ZooKeeperScreen", "ZooKeeper", key="5"),),

@@ -10,6 +10,7 @@ import importlib
 import inspect
 import pkgutil
 import tomllib
+import typing
 from pathlib import Path
 
 import click
@@ -211,3 +212,25 @@ def test_the_pipeline_map_opens_the_declared_screens():
     from streamctl.model import pipeline
 
     assert systems.node_screens() == pipeline.SCREENS
+
+
+# Context fields that belong to no system: its own flags and the limits every system's rules read.
+CONTEXT_OWN = {"managed_by", "read_only", "thresholds"}
+
+
+def _models_in(annotation) -> set[type]:
+    """The classes an annotation names (through Optional, Section[...] and the like)."""
+    found = {annotation} if isinstance(annotation, type) else set()
+    for argument in typing.get_args(annotation):
+        found |= _models_in(argument)
+    return found
+
+
+def test_the_context_has_exactly_the_declared_settings_sections():
+    from streamctl.config.schema import Context
+
+    declared = {section: systems.load(target) for s in systems.systems() for section, target in s.settings.items()}
+    sections = set(Context.model_fields) - CONTEXT_OWN
+    assert sections == set(declared)
+    for section, model in declared.items():
+        assert model in _models_in(Context.model_fields[section].annotation), section
