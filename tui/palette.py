@@ -44,12 +44,10 @@ def entries(app) -> list[tuple[str, str, object]]:
 
 def connector_operations(app) -> list[tuple[str, str, object]]:
     """Pause, resume, stop, restart and delete each connector the Connect screen last showed."""
-    from streamctl.tui.screens.connect import state_request
-
     found: list[tuple[str, str, object]] = []
     for name in app.last_connectors:
         found += [(f"{action} connector {name}", "operation",
-                   partial(app.confirm_operation, state_request(app.source, name, action)))
+                   partial(app.confirm_operation, app.source.connector_state(name, action)))
                   for action in ("pause", "resume", "stop", "delete")]
         found.append((f"restart connector {name}", "operation", partial(_restart_dialog, app, name)))
     return found

@@ -11,8 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
+from streamctl.dashboard.operations import OperationRequest
+from streamctl.dashboard.source import DashboardSource
 from streamctl.errors import UsageError
-from streamctl.tui.screens.plan_dialog import OperationRequest
 
 FORM_CSS = """
 {name} {{ align: center middle; }}
@@ -60,12 +61,8 @@ class FormDialog(ModalScreen[OperationRequest | None]):
         self.dismiss(None)
 
     @property
-    def kafka(self):
-        return self.app.source.kafka
-
-    @property
-    def context_name(self) -> str:
-        return self.app.source.context_name
+    def source(self) -> DashboardSource:
+        return self.app.source
 
 
 def _int(text: str, what: str) -> int:
@@ -86,25 +83,14 @@ class CreateTopicDialog(FormDialog):
         yield Input(placeholder="configs: key=value, key=value", id="configs")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
+        from streamctl.kafka import topics
 
         name = self.value("name")
         partitions = _int(self.value("partitions"), "partitions")
         rf = _int(self.value("rf"), "replication factor")
         configs = topics.parse_configs([p for p in self.value("configs").split(",") if p.strip()])
         topics.validate_name(name)
-        kafka, context = self.kafka, self.context_name
-
-        def plan():
-            snap = kafka.metadata()
-            known = set(kafka.topic_configs(snap.topics[0].name)) if snap.topics else set()
-            return topics.plan_create(kafka, snap, name, partitions, rf, configs, known)
-
-        def run(p):
-            kafka_exec.create_topic(kafka, context, p)
-            return f"created topic {name}"
-
-        return OperationRequest(f"Create topic {name}", plan, run)
+        return self.source.create_topic(name, partitions, rf, configs)
 
 
 class AddPartitionsDialog(FormDialog):
@@ -119,17 +105,8 @@ class AddPartitionsDialog(FormDialog):
         yield Input(placeholder="total partitions after the change", id="total")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
-
         total = _int(self.value("total"), "total partitions")
-        kafka, context, topic = self.kafka, self.context_name, self.topic
-
-        def run(p):
-            kafka_exec.add_partitions(kafka, context, p)
-            return f"{topic} now has {total} partitions"
-
-        return OperationRequest(self.heading, lambda: topics.plan_add_partitions(kafka, kafka.metadata(), topic, total),
-                                run)
+        return self.source.add_partitions(self.topic, total)
 
 
 class AlterConfigDialog(FormDialog):
@@ -144,20 +121,13 @@ class AlterConfigDialog(FormDialog):
         yield Input(placeholder="key=value, key=value (key= reverts to the default)", id="pairs")
 
     def request(self) -> OperationRequest:
-        from streamctl.kafka import execute as kafka_exec, topics
+        from streamctl.kafka import topics
 
         pairs = [p for p in self.value("pairs").split(",") if p.strip()]
         if not pairs:
             raise UsageError("give at least one key=value")
         values = {k: (v if v else None) for k, v in topics.parse_configs(pairs).items()}
-        kafka, context, topic = self.kafka, self.context_name, self.topic
-
-        def run(p):
-            kafka_exec.alter_config(kafka, context, p)
-            return f"configs of {topic} changed"
-
-        return OperationRequest(self.heading, lambda: topics.plan_alter_config(kafka, kafka.metadata(), topic, values),
-                                run)
+        return self.source.alter_config(self.topic, values)
 
 
 RESET_MODES = [("to earliest", "to-earliest"), ("to latest", "to-latest"), ("to offset N", "to-offset"),
@@ -181,7 +151,7 @@ class ResetOffsetsDialog(FormDialog):
 
     def request(self) -> OperationRequest:
         from streamctl import times
-        from streamctl.kafka import execute as kafka_exec, offsets
+        from streamctl.kafka import offsets
 
         mode = self.query_one("#mode", Select).value
         value = self.value("value") or None
@@ -196,17 +166,7 @@ class ResetOffsetsDialog(FormDialog):
         selection = self.value("topics")
         all_topics = selection in ("", "all")
         specs = [] if all_topics else offsets.parse_topic_specs(tuple(selection.split()))
-        kafka, context, group = self.kafka, self.context_name, self.group
-
-        def plan():
-            return offsets.plan_reset(kafka, group, specs, all_topics, mode, value)
-
-        def run(planned):
-            plan_, resets = planned
-            undo = kafka_exec.reset_offsets(kafka, context, plan_, resets)
-            return f"offsets of {group} reset; undo file {undo}" if undo else f"offsets of {group} reset"
-
-        return OperationRequest(self.heading, plan, run)
+        return self.source.reset_offsets(self.group, specs, all_topics, mode, value)
 
 
 class RestartConnectorDialog(FormDialog):
@@ -225,12 +185,6 @@ class RestartConnectorDialog(FormDialog):
         yield Checkbox("only what FAILED", value=self.only_failed, id="only-failed")
 
     def request(self) -> OperationRequest:
-        from streamctl.connect import plans
-
         include_tasks = self.query_one("#include-tasks", Checkbox).value
         only_failed = self.query_one("#only-failed", Checkbox).value
-        source, name = self.app.source, self.connector
-        title = f"Restart connector {name}" + (" and its tasks" if include_tasks else "")
-        return OperationRequest(title + (" (only what FAILED)" if only_failed else ""),
-                                lambda: plans.plan_restart(source.connect_backend(), name, include_tasks, only_failed),
-                                lambda p: plans.apply_state(source.ctx, source.connect_backend(), p))
+        return self.source.restart_connector(self.connector, include_tasks, only_failed)
