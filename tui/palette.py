@@ -28,7 +28,8 @@ def entries(app) -> list[tuple[str, str, object]]:
                   for t in snap.topics]
         found += [(f"group {g.id}", "open the consumer group", partial(app.push_screen, GroupDetailScreen(g.id)))
                   for g in snap.groups]
-    from streamctl.tui.screens.dialogs import CreateTopicDialog, ResetOffsetsDialog
+    from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
+    from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 
     found.append(("create topic", "operation", lambda: app.open_operation(CreateTopicDialog())))
     found.append(("elect preferred leaders", "operation", app.elect_leaders))
@@ -54,6 +55,6 @@ def connector_operations(app) -> list[tuple[str, str, object]]:
 
 
 def _restart_dialog(app, name: str) -> None:
-    from streamctl.tui.screens.dialogs import RestartConnectorDialog
+    from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
 
     app.open_operation(RestartConnectorDialog(name))

@@ -170,7 +170,7 @@ class ConnectScreen(DataScreen):
     def action_restart_connector(self) -> None:
         name = self._connector_to_operate()
         if name is not None:
-            from streamctl.tui.screens.dialogs import RestartConnectorDialog
+            from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
 
             detail = self.details.get(name)
             self.app.open_operation(RestartConnectorDialog(name, only_failed=bool(detail and detail.failed)))

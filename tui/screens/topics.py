@@ -69,7 +69,7 @@ class TopicsScreen(DataScreen):
         self.app.push_screen(TopicDetailScreen(event.row_key.value))
 
     def action_create_topic(self) -> None:
-        from streamctl.tui.screens.dialogs import CreateTopicDialog
+        from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
 
         self.app.open_operation(CreateTopicDialog())
 
