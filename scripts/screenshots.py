@@ -10,7 +10,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"

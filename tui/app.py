@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from textual.app import App
 from textual.binding import Binding
 
 from streamctl import systems
+from streamctl.dashboard.source import DashboardSource
 from streamctl.tui.palette import StreamctlCommands, entries
 from streamctl.tui.trace import Trace
 from streamctl.tui.screens.overview import OverviewScreen
@@ -35,7 +37,9 @@ class StreamctlApp(App):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, source, refresh_interval: float = 5.0, context_factory=None, clock=None) -> None:
+    def __init__(self, source: DashboardSource, refresh_interval: float = 5.0,
+                 context_factory: Callable[[str], DashboardSource] | None = None,
+                 clock: Callable[[], str] | None = None) -> None:
         super().__init__()
         self.source = source
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))  # fixed in snapshot tests
@@ -122,17 +126,7 @@ class StreamctlApp(App):
         self.show_plan(request)
 
     def elect_leaders(self) -> None:
-        from streamctl.kafka.brokers import leaders as kafka_exec
-        from streamctl.tui.screens.plan_dialog import OperationRequest
-
-        kafka, context = self.source.kafka, self.source.context_name
-
-        def run(plan):
-            kafka_exec.elect_leaders(kafka, context, plan)
-            return "preferred leaders elected"
-
-        self.confirm_operation(OperationRequest("Elect preferred leaders",
-                                                lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run))
+        self.confirm_operation(self.source.elect_leaders())
 
     # ---- palette and contexts --------------------------------------------------------------
 

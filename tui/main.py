@@ -23,7 +23,7 @@ def dashboard(session: Session, refresh: float) -> None:
       streamctl dashboard --refresh 5
       streamctl --context prod --read-only dashboard
     """
-    from streamctl.overview.dashboard_source import make_dashboard
+    from streamctl.dashboard.source import make_dashboard
     from streamctl.tui.app import StreamctlApp
 
     if not sys.stdout.isatty() or not sys.stdin.isatty():

@@ -35,7 +35,8 @@ def entries(app) -> list[tuple[str, str, object]]:
                   for t in snap.topics]
         found += [(f"group {g.id}", "open the consumer group", partial(app.push_screen, GroupDetailScreen(g.id)))
                   for g in snap.groups]
-    from streamctl.tui.screens.dialogs import CreateTopicDialog, ResetOffsetsDialog
+    from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
+    from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 
     found.append(("create topic", "operation", lambda: app.open_operation(CreateTopicDialog())))
     found.append(("elect preferred leaders", "operation", app.elect_leaders))
@@ -51,18 +52,16 @@ def entries(app) -> list[tuple[str, str, object]]:
 
 def connector_operations(app) -> list[tuple[str, str, object]]:
     """Pause, resume, stop, restart and delete each connector the Connect screen last showed."""
-    from streamctl.tui.screens.connect import state_request
-
     found: list[tuple[str, str, object]] = []
     for name in app.last_connectors:
         found += [(f"{action} connector {name}", "operation",
-                   partial(app.confirm_operation, state_request(app.source, name, action)))
+                   partial(app.confirm_operation, app.source.connector_state(name, action)))
                   for action in ("pause", "resume", "stop", "delete")]
         found.append((f"restart connector {name}", "operation", partial(_restart_dialog, app, name)))
     return found
 
 
 def _restart_dialog(app, name: str) -> None:
-    from streamctl.tui.screens.dialogs import RestartConnectorDialog
+    from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
 
     app.open_operation(RestartConnectorDialog(name))

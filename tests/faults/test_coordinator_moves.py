@@ -20,7 +20,7 @@ from collections import Counter
 import pytest
 
 from streamctl.backends.kafka.isolated import CRASH_PAUSES
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.sandbox.restarts import restart_service, wait_in_sync
 from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import assert_unknowns_are_service_conditions

@@ -28,7 +28,7 @@ import yaml
 from confluent_kafka.admin import AdminClient
 
 from streamctl.jvm import processes as procs
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.errors import StreamctlError
 from streamctl.spark import launcher
 from streamctl.demo.connect_worker import DEMO_CONNECTOR

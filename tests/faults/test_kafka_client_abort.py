@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import bug_marker
 from tests.faults.pilot import card, describe, findings, rows, until

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from streamctl.kafka.lag.store import LagStore
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.sandbox.restarts import rolling_restart
 from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines

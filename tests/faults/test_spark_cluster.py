@@ -141,7 +141,7 @@ def test_the_checkpoint_lives_on_hdfs_and_reads_in_a_bounded_number_of_requests(
 
 
 async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(distributed):
-    from streamctl.overview.dashboard_source import make_dashboard
+    from streamctl.dashboard.source import make_dashboard
     from streamctl.tui.app import StreamctlApp
     from tests.faults.pilot import until
 

@@ -83,7 +83,7 @@ def flow_text(app) -> str:
 
 
 async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkeypatch):
-    from streamctl.overview.dashboard_source import make_dashboard
+    from streamctl.dashboard.source import make_dashboard
     from streamctl.tui.app import StreamctlApp
     from tests.faults.pilot import rows, until
 

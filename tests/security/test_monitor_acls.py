@@ -146,7 +146,7 @@ def test_lag_in_time_and_peek_as_the_monitor(secure, scene):
 
 
 def test_the_dashboard_reads_as_the_monitor(secure, scene, tmp_path, monkeypatch):
-    from streamctl.overview.dashboard_source import make_dashboard
+    from streamctl.dashboard.source import make_dashboard
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # its lag history
     dashboard = make_dashboard(secure.config_path, MONITOR_CONTEXT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.widgets.filter_table import FilterTable

@@ -15,7 +15,7 @@ import pytest
 from streamctl.backends.connect import ConnectUnreachable, _connector
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.model.connect import ConnectCluster
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.connect import ConnectScreen
 from streamctl.tui.screens.overview import OverviewScreen

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from textual.widgets import DataTable, Tree
 
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from tests.faults.pilot import banner

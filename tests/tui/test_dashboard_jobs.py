@@ -14,7 +14,7 @@ from textual.widgets import DataTable
 
 from streamctl.backends.spark import CheckpointError, read_checkpoint
 from streamctl.config import load_config
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.spark import launcher
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.jobs import JobsScreen

@@ -11,7 +11,7 @@ import pytest
 from textual.binding import Binding
 
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.spark import launcher
 from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
 from streamctl.tui.screens.group_detail import GroupDetailScreen

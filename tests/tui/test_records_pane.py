@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 
-from streamctl.overview.dashboard_source import make_dashboard
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.topic_records import TopicRecordsScreen
 from tests.faults.pilot import describe, rows, until

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.overview import dashboard_source as dashboard
+from streamctl.dashboard import source as dashboard
 from streamctl.kafka.history import HistoryRequest, join_history, snapshot_with_history
 from streamctl.kafka.lag.rules import LagStatus
 from streamctl.kafka.lag.store import LagStore

@@ -91,17 +91,7 @@ class AgentsScreen(DataScreen):
         if name is None:
             self.notify("no agent to act on", severity="warning")
             return
-        from streamctl.flume import plans as agent_ops
-        from streamctl.tui.screens.plan_dialog import OperationRequest
-
-        ctx, config_path = self.app.source.ctx, self.app.source.config_path
-        verb = "Start" if wanted == "running" else "Stop"
-        request = OperationRequest(
-            f"{verb} agent {name}",
-            lambda: agent_ops.plan(ctx, name, wanted, agent_ops.local_sandbox(config_path)),
-            lambda plan: f"agent {name}: {agent_ops.apply(ctx, plan)}",
-        )
-        self.app.show_plan(request)
+        self.app.show_plan(self.source.agent_state(name, wanted))
 
     def action_start_agent(self) -> None:
         self._operate("running")

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Header
 from textual.worker import get_current_worker
 
+from streamctl.dashboard.source import DashboardSource
 from streamctl.errors import StreamctlError
 from streamctl.tui.messages import Loaded, LoadFailed
 from streamctl.tui.widgets.error_banner import ErrorBanner
@@ -96,5 +97,5 @@ class DataScreen(Screen):
         self.query_one(ErrorBanner).show_error(message.error)
 
     @property
-    def source(self):
+    def source(self) -> DashboardSource:
         return self.app.source

@@ -14,7 +14,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.screens.plan_dialog import OperationRequest
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -171,7 +170,7 @@ class ConnectScreen(DataScreen):
     def action_restart_connector(self) -> None:
         name = self._connector_to_operate()
         if name is not None:
-            from streamctl.tui.screens.dialogs import RestartConnectorDialog
+            from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
 
             detail = self.details.get(name)
             self.app.open_operation(RestartConnectorDialog(name, only_failed=bool(detail and detail.failed)))
@@ -179,7 +178,7 @@ class ConnectScreen(DataScreen):
     def _change_state(self, action: str) -> None:
         name = self._connector_to_operate()
         if name is not None:
-            self.app.confirm_operation(state_request(self.source, name, action))
+            self.app.confirm_operation(self.source.connector_state(name, action))
 
     def _connector_to_operate(self) -> str | None:
         name = self.query_one(FilterTable).selected_key()
@@ -192,14 +191,3 @@ def _trace_order(key: str) -> tuple:
     """The connector's own trace first, then the tasks' by id."""
     return (0, 0) if key == CONNECTOR_TRACE else (1, int(key))
 
-
-def state_request(source, name: str, action: str) -> OperationRequest:
-    """pause, resume, stop or delete one connector: planned and executed by streamctl.connect.plans."""
-    from streamctl.connect import plans
-
-    def plan():
-        backend = source.connect_backend()
-        return plans.plan_delete(backend, name) if action == "delete" else plans.plan_state(backend, name, action)
-
-    return OperationRequest(f"{action.capitalize()} connector {name}", plan,
-                            lambda p: plans.apply_state(source.ctx, source.connect_backend(), p))

@@ -70,7 +70,7 @@ class GroupDetailScreen(DataScreen):
             members.add_row(m.client_id, m.host, ", ".join(f"{t}/{p}" for t, p in m.assignments))
 
     def action_reset_offsets(self) -> None:
-        from streamctl.tui.screens.dialogs import ResetOffsetsDialog
+        from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 
         self.app.open_operation(ResetOffsetsDialog(self.group))
 

@@ -91,7 +91,7 @@ class GroupsScreen(DataScreen):
         if group is None:
             self.notify("select a group first", severity="warning")
             return
-        from streamctl.tui.screens.dialogs import ResetOffsetsDialog
+        from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 
         self.app.open_operation(ResetOffsetsDialog(group))
 

@@ -192,30 +192,17 @@ class JobsScreen(DataScreen):
     # ---- operations ------------------------------------------------------------------------
 
     def action_start_job(self) -> None:
-        from streamctl.spark import plans as job_ops
-
         name = self._job_to_operate()
         if name is not None:
-            ctx = self.source.ctx
-            self._confirm(f"Start job {name}", lambda: job_ops.plan_start(ctx, name),
-                          lambda plan: job_ops.start(ctx, plan))
+            self.app.show_plan(self.source.start_job(name))
 
     def action_stop_job(self) -> None:
-        from streamctl.spark import plans as job_ops
-
         name = self._job_to_operate()
         if name is not None:
-            ctx = self.source.ctx
-            self._confirm(f"Stop job {name}", lambda: job_ops.plan_stop(name),
-                          lambda plan: job_ops.stop(ctx, plan))
+            self.app.show_plan(self.source.stop_job(name))
 
     def _job_to_operate(self) -> str | None:
         name = self.query_one(FilterTable).selected_key()
         if name is None:
             self.notify("select a job first", severity="warning")
         return name
-
-    def _confirm(self, title: str, plan, run) -> None:
-        from streamctl.tui.screens.plan_dialog import OperationRequest
-
-        self.app.show_plan(OperationRequest(title, plan, run))

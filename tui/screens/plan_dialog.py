@@ -26,18 +26,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 from textual.worker import Worker, WorkerState
 
+from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import OutcomeUnknown, StreamctlError
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
-
-
-@dataclass
-class OperationRequest:
-    """What a form asks for: how to plan it and how to carry the plan out (both blocking)."""
-
-    title: str
-    plan: Callable[[], Any]  # -> Plan (or (Plan, extra))
-    run: Callable[[Any], str]  # (what plan returned) -> one line for the operator
 
 
 @dataclass

@@ -87,11 +87,11 @@ class TopicDetailScreen(DataScreen):
         self.app.push_screen(TopicRecordsScreen(self.topic))
 
     def action_add_partitions(self) -> None:
-        from streamctl.tui.screens.dialogs import AddPartitionsDialog
+        from streamctl.tui.screens.dialogs.add_partitions import AddPartitionsDialog
 
         self.app.open_operation(AddPartitionsDialog(self.topic))
 
     def action_alter_config(self) -> None:
-        from streamctl.tui.screens.dialogs import AlterConfigDialog
+        from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 
         self.app.open_operation(AlterConfigDialog(self.topic))

@@ -70,7 +70,7 @@ class TopicsScreen(DataScreen):
             self.app.push_screen(TopicDetailScreen(name))
 
     def action_create_topic(self) -> None:
-        from streamctl.tui.screens.dialogs import CreateTopicDialog
+        from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
 
         self.app.open_operation(CreateTopicDialog())
 

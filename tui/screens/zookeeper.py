@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static, Tree
 
 from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
+from streamctl.dashboard.source import ZnodeReader
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Subscription
 from streamctl.tui.screens.base import DataScreen
@@ -120,7 +121,7 @@ class ZooKeeperScreen(DataScreen):
     @work(thread=True, exit_on_error=False, group="zk-children")
     def _load_children(self, node) -> None:
         try:
-            names, _ = self.source.zookeeper().children(node.data)
+            names, _ = self._zookeeper().children(node.data)
         except StreamctlError as exc:
             self.post_message(_failed(exc))
             return
@@ -145,8 +146,8 @@ class ZooKeeperScreen(DataScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="zk-znode")
     def _load_znode(self, path: str) -> None:
-        zk = self.source.zookeeper()
         try:
+            zk = self._zookeeper()
             znode = zk.get(path)
             acls, _ = zk.acls(path)
         except StreamctlError as exc:
@@ -173,15 +174,21 @@ class ZooKeeperScreen(DataScreen):
 
     def _watch(self, path: str) -> None:
         self._unwatch()
-        zk = self.source.zookeeper()
 
         def changed(*_) -> None:
             self.post_message(_Changed(path))
 
         try:
+            zk = self._zookeeper()
             self.watches = [zk.subscribe_data(path, changed), zk.subscribe_children(path, changed)]
         except StreamctlError as exc:
             self.post_message(_failed(exc))
+
+    def _zookeeper(self) -> ZnodeReader:
+        zk = self.source.zookeeper()
+        if zk is None:
+            raise UsageError("this context has no zookeeper section")
+        return zk
 
     def _unwatch(self) -> None:
         for watch in self.watches:

@@ -1,8 +1,9 @@
 """What the dashboard reads and does, without any UI: one object per context, built by the
 same factory the CLI uses, so tests hand the app a real sandbox context or recorded data.
 
+`DashboardSource` is everything a screen may ask; screens and widgets know that Protocol only.
 Every method blocks (network I/O bounded by the context's timeouts): the TUI calls them from
-thread workers only.
+thread workers only (the operations' plan and run too; building an OperationRequest does no I/O).
 """
 
 from __future__ import annotations
@@ -10,70 +11,146 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable
 
+from streamctl.dashboard import operations
+from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import StreamctlError
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.health import Evaluation
 
+if TYPE_CHECKING:
+    from streamctl.backends.connect import ConnectBackend
+    from streamctl.backends.zookeeper import ZooKeeperBackend
+    from streamctl.backends.zookeeper_ensemble import ServerHealth
+    from streamctl.config import Context
+    from streamctl.kafka.lag.rules import GroupStatus
+    from streamctl.model.connect import ConnectCluster
+    from streamctl.model.flume import AgentStatus, Poll
+    from streamctl.model.pipeline import PipelineMap
+    from streamctl.model.records import Record
+    from streamctl.model.spark import JobView
+    from streamctl.model.spark_cluster import SparkCluster
+    from streamctl.model.streams import StreamsApp
+    from streamctl.thresholds import Thresholds
+    from streamctl.model.zookeeper import Subscription, ZAcl, ZNode, ZStat
+    from streamctl.pipeline.collect import Reading
+
 SAMPLE_EVERY = 60.0  # seconds between this dashboard's lag-history samples
+
+Positions = dict[tuple[str, int], int]  # (topic, partition) -> offset
+
+
+class ZnodeReader(Protocol):
+    """The ZooKeeper reads the ZooKeeper screen makes, on a read-only session."""
+
+    def children(self, path: str) -> tuple[list[str], ZStat]: ...
+
+    def get(self, path: str) -> ZNode: ...
+
+    def acls(self, path: str) -> tuple[list[ZAcl], ZStat]: ...
+
+    def subscribe_data(self, path: str, callback: Callable[[ZNode | None], None]) -> Subscription: ...
+
+    def subscribe_children(self, path: str, callback: Callable[[list[str]], None]) -> Subscription: ...
 
 
 class DashboardSource(Protocol):
-    """What the screens need; `Dashboard` reads live clusters, tests may record/replay."""
+    """Everything a screen may ask: the context's settings, snapshots, and operations (each an
+    OperationRequest the plan dialog plans and runs). `Dashboard` reads live clusters; tests
+    replay recorded ones (tests/tui/recorded.py)."""
 
-    context_name: str
-    read_only: bool
-    thresholds: object  # the context's Thresholds
+    # ---- the context ------------------------------------------------------------------------
+
+    @property
+    def context_name(self) -> str: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def thresholds(self) -> Thresholds: ...
+
+    def context_names(self) -> list[str]: ...  # every context of the config file (switching)
+
+    def close(self) -> None: ...
+
+    # ---- snapshots --------------------------------------------------------------------------
 
     def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True,
                        topic_configs: bool = True) -> KafkaSnapshot: ...
 
-    def kafka_groups(self) -> tuple[KafkaSnapshot, dict]: ...
+    def kafka_groups(self) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]: ...
 
-    def kafka_broker_roles(self, broker_ids) -> dict[int, str]: ...  # KRaft process.roles by broker id
+    def kafka_broker_roles(self, broker_ids: Iterable[int]) -> dict[int, str]: ...  # KRaft process.roles by id
 
-    def streams_apps(self) -> list: ...  # the Kafka Streams apps (StreamsApp) among the groups
+    def streams_apps(self) -> list[StreamsApp]: ...
 
-    def pipeline_map(self): ...  # a PipelineMap, rates over the refreshes of the last minute
+    def pipeline_map(self) -> PipelineMap: ...  # rates over the refreshes of the last minute
 
     def health(self) -> Evaluation: ...
 
-    def zookeeper(self): ...
+    def zookeeper(self) -> ZnodeReader | None: ...  # None: no zookeeper section
 
-    def flume_agents(self) -> list: ...
+    def zk_ensemble(self) -> list[ServerHealth]: ...
 
-    def spark_cluster(self): ...  # the standalone Master's SparkCluster, None when none is configured
+    def flume_agents(self) -> list[AgentStatus]: ...
 
-    def spark_jobs(self, cluster=None) -> list: ...
+    def spark_cluster(self) -> SparkCluster | None: ...  # the standalone Master's, None when none is configured
 
-    def connect_cluster(self): ...  # a ConnectCluster, None when not configured
+    def spark_jobs(self, cluster: SparkCluster | None = None) -> list[JobView]: ...
 
-    def connect_backend(self): ...  # the client operations plan and execute with
+    def connect_cluster(self) -> ConnectCluster | None: ...  # None when not configured
 
     def topic_records(self, topic: str, last: int = 20, offset: int | None = None,
-                      from_time: str | None = None, value: str | None = None) -> list: ...
+                      from_time: str | None = None, value: str | None = None) -> list[Record]: ...
 
-    def next_records(self, positions: dict) -> dict: ...  # (topic, partition) -> Record | None
+    def next_records(self, positions: Positions) -> dict[tuple[str, int], Record | None]: ...
+
+    # ---- operations -------------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int, replication_factor: int,
+                     configs: dict[str, str]) -> OperationRequest: ...
+
+    def add_partitions(self, topic: str, total: int) -> OperationRequest: ...
+
+    def alter_config(self, topic: str, values: dict[str, str | None]) -> OperationRequest: ...  # None: the default
+
+    def reset_offsets(self, group: str, specs: list[tuple[str, list[int] | None]], all_topics: bool,
+                      mode: str, value: str | None) -> OperationRequest: ...
+
+    def elect_leaders(self) -> OperationRequest: ...
+
+    def agent_state(self, name: str, wanted: str) -> OperationRequest: ...  # wanted: running | stopped
+
+    def start_job(self, name: str) -> OperationRequest: ...
+
+    def stop_job(self, name: str) -> OperationRequest: ...
+
+    def connector_state(self, name: str, action: str) -> OperationRequest: ...  # pause resume stop delete
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest: ...
 
 
 @dataclass
 class Dashboard:
     """Live data for one context."""
 
-    ctx: object
+    ctx: Context
     read_only: bool = False
     health_timeout: float = 15.0
-    lag_store: object = None  # a Path; None: the XDG state dir
-    config_path: object = None  # where the contexts came from (for switching)
+    lag_store: Path | None = None  # None: the XDG state dir
+    config_path: Path | None = None  # where the contexts came from (for switching)
     _last_sample: float = float("-inf")  # time.monotonic() of this dashboard's last lag-history sample
-    _zk: object = None
-    _flume_polls: dict = field(default_factory=dict)
-    _connect: object = None
+    _zk: ZooKeeperBackend | None = None
+    _flume_polls: dict[str, Poll] = field(default_factory=dict)
+    _connect: ConnectBackend | None = None
     _connect_lock: threading.Lock = field(default_factory=threading.Lock)
-    _pipeline_readings: list = field(default_factory=list)  # (the pipeline map's earlier readings)
+    _pipeline_readings: list[Reading] = field(default_factory=list)  # (the pipeline map's earlier readings)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         from streamctl import paths
         from streamctl.backends.kafka.process import KafkaProcess
 
@@ -88,7 +165,7 @@ class Dashboard:
         return self.ctx.name
 
     @property
-    def thresholds(self):
+    def thresholds(self) -> Thresholds:
         return self.ctx.thresholds
 
     def context_names(self) -> list[str]:
@@ -108,7 +185,7 @@ class Dashboard:
                                    group_members=group_details, group_offsets=group_details,
                                    topic_configs=topic_configs)
 
-    def pipeline_map(self):
+    def pipeline_map(self) -> PipelineMap:
         """The pipeline map: this refresh's reading paired with the oldest kept of the last minute
         (rates need two readings, and commits land in steps: the longer apart, the steadier)."""
         from streamctl.pipeline.collect import read_once, readings
@@ -121,7 +198,7 @@ class Dashboard:
         before = kept[0] if kept and now.at - kept[0].at >= MIN_WINDOW else now
         return derive(readings(self.ctx, before, now), self.ctx.thresholds)
 
-    def streams_apps(self) -> list:
+    def streams_apps(self) -> list[StreamsApp]:
         """The Kafka Streams apps among the groups, with the outputs the context declares."""
         from streamctl.kafka.streams.apps import find_apps
 
@@ -129,23 +206,23 @@ class Dashboard:
         return find_apps(self.kafka_snapshot(lag_time=False), self.ctx.thresholds.allowed_lag, outputs)
 
     def topic_records(self, topic: str, last: int = 20, offset: int | None = None,
-                      from_time: str | None = None, value: str | None = None) -> list:
+                      from_time: str | None = None, value: str | None = None) -> list[Record]:
         """A topic's latest records (or from an offset or a time), masked, read in the Kafka
         client process like every other Kafka read of the dashboard."""
         from streamctl.kafka.records.browse import latest
 
         return self.kafka.call_with_admin(latest, topic, last, offset, from_time, value, tuple(self.ctx.records.mask))
 
-    def next_records(self, positions: dict) -> dict:
+    def next_records(self, positions: Positions) -> dict[tuple[str, int], Record | None]:
         """The record at each (topic, partition)'s offset (a group's committed ones), masked."""
         from streamctl.kafka.records.browse import at_offsets
 
         return self.kafka.call_with_admin(at_offsets, positions, tuple(self.ctx.records.mask))
 
-    def kafka_broker_roles(self, broker_ids) -> dict[int, str]:
+    def kafka_broker_roles(self, broker_ids: Iterable[int]) -> dict[int, str]:
         return self.kafka.broker_roles(list(broker_ids))
 
-    def kafka_groups(self) -> tuple[KafkaSnapshot, dict]:
+    def kafka_groups(self) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the
         shared lag history (check's cron runs fill it too), judged in the Kafka client process."""
         from streamctl.kafka.health import Filters
@@ -176,7 +253,7 @@ class Dashboard:
 
     # ---- ZooKeeper ------------------------------------------------------------------------
 
-    def zookeeper(self):
+    def zookeeper(self) -> ZooKeeperBackend | None:
         """The context's ZooKeeper session (read-only), opened on first use; None if not configured."""
         settings = getattr(self.ctx, "zookeeper", None)
         if settings is None:
@@ -198,19 +275,21 @@ class Dashboard:
             connect.close()
         self.kafka.close()
 
-    def zk_ensemble(self) -> list:
+    def zk_ensemble(self) -> list[ServerHealth]:
         from streamctl.backends.zookeeper_ensemble import probe_ensemble
 
         settings = self.ctx.zookeeper
+        if settings is None:
+            return []
         url = str(settings.admin_url) if settings.admin_url else None
         return probe_ensemble(settings.hosts, settings.timeout, url)
 
-    def spark_cluster(self):
+    def spark_cluster(self) -> SparkCluster | None:
         from streamctl.spark import jobs as spark_jobs
 
         return spark_jobs.read_cluster(self.ctx)
 
-    def spark_jobs(self, cluster=None) -> list:
+    def spark_jobs(self, cluster: SparkCluster | None = None) -> list[JobView]:
         """JobViews (checkpoint, lag vs log end, liveness, rates, the app on `cluster`) of the
         context's jobs and those launched here, read concurrently (as `jobs status` lists them)."""
         from concurrent.futures import ThreadPoolExecutor
@@ -225,7 +304,7 @@ class Dashboard:
 
     # ---- Flume ------------------------------------------------------------------------------
 
-    def flume_agents(self) -> list:
+    def flume_agents(self) -> list[AgentStatus]:
         """Each configured agent's status, rates against this dashboard's previous poll."""
         from concurrent.futures import ThreadPoolExecutor
 
@@ -251,7 +330,7 @@ class Dashboard:
 
     # ---- Kafka Connect ------------------------------------------------------------------------
 
-    def connect_backend(self):
+    def connect_backend(self) -> ConnectBackend:
         """The context's Connect REST client, opened on first use and shared by the refreshes and
         the operations (httpx clients may be shared between threads); every call is bounded by
         connect.timeout. Raises UsageError when the context has no connect: section."""
@@ -265,7 +344,7 @@ class Dashboard:
                 self._connect = backend_for(self.ctx)
             return self._connect
 
-    def connect_cluster(self):
+    def connect_cluster(self) -> ConnectCluster | None:
         """Every connector with its status, tasks and config (two REST calls), or None when the
         context has no Connect cluster."""
         from streamctl.connect.collect import configured
@@ -279,7 +358,41 @@ class Dashboard:
                         record_history=self._sample_due())
 
 
-def make_dashboard(config_path=None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
+    # ---- operations (see streamctl.dashboard.operations) --------------------------------------
+
+    def create_topic(self, name: str, partitions: int, replication_factor: int,
+                     configs: dict[str, str]) -> OperationRequest:
+        return operations.create_topic(self.kafka, self.context_name, name, partitions, replication_factor, configs)
+
+    def add_partitions(self, topic: str, total: int) -> OperationRequest:
+        return operations.add_partitions(self.kafka, self.context_name, topic, total)
+
+    def alter_config(self, topic: str, values: dict[str, str | None]) -> OperationRequest:
+        return operations.alter_config(self.kafka, self.context_name, topic, values)
+
+    def reset_offsets(self, group: str, specs: list[tuple[str, list[int] | None]], all_topics: bool,
+                      mode: str, value: str | None) -> OperationRequest:
+        return operations.reset_offsets(self.kafka, self.context_name, group, specs, all_topics, mode, value)
+
+    def elect_leaders(self) -> OperationRequest:
+        return operations.elect_leaders(self.kafka, self.context_name)
+
+    def agent_state(self, name: str, wanted: str) -> OperationRequest:
+        return operations.agent_state(self.ctx, self.config_path, name, wanted)
+
+    def start_job(self, name: str) -> OperationRequest:
+        return operations.start_job(self.ctx, name)
+
+    def stop_job(self, name: str) -> OperationRequest:
+        return operations.stop_job(self.ctx, name)
+
+    def connector_state(self, name: str, action: str) -> OperationRequest:
+        return operations.connector_state(self.ctx, self.connect_backend, name, action)
+
+    def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest:
+        return operations.restart_connector(self.ctx, self.connect_backend, name, include_tasks, only_failed)
+
+def make_dashboard(config_path: Path | None = None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
     """The factory the CLI uses to start the TUI (and the tests to build it the same way)."""
     from streamctl.config import load_config
 

@@ -1,0 +1,142 @@
+"""The operations the dashboard offers, each as an OperationRequest: how to plan it and how to
+carry the plan out, through the same cores as the CLI (streamctl.<system>.plans, kafka.execute,
+streamctl.ops). No UI here: the forms collect input, the plan dialog runs these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from streamctl.backends.kafka.process import KafkaProcess
+    from streamctl.config import Context
+
+
+@dataclass
+class OperationRequest:
+    """What a form asks for: how to plan it and how to carry the plan out (both blocking)."""
+
+    title: str
+    plan: Callable[[], Any]  # -> Plan (or (Plan, extra))
+    run: Callable[[Any], str]  # (what plan returned) -> one line for the operator
+
+
+# ---- Kafka --------------------------------------------------------------------------------
+
+def create_topic(kafka: KafkaProcess, context: str, name: str, partitions: int, replication_factor: int,
+                 configs: dict[str, str]) -> OperationRequest:
+    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+
+    def plan():
+        snap = kafka.metadata()
+        known = set(kafka.topic_configs(snap.topics[0].name)) if snap.topics else set()
+        return topics.plan_create(kafka, snap, name, partitions, replication_factor, configs, known)
+
+    def run(p):
+        kafka_exec.create_topic(kafka, context, p)
+        return f"created topic {name}"
+
+    return OperationRequest(f"Create topic {name}", plan, run)
+
+
+def add_partitions(kafka: KafkaProcess, context: str, topic: str, total: int) -> OperationRequest:
+    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+
+    def run(p):
+        kafka_exec.add_partitions(kafka, context, p)
+        return f"{topic} now has {total} partitions"
+
+    return OperationRequest(f"Add partitions to {topic}",
+                            lambda: topics.plan_add_partitions(kafka, kafka.metadata(), topic, total), run)
+
+
+def alter_config(kafka: KafkaProcess, context: str, topic: str, values: dict[str, str | None]) -> OperationRequest:
+    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+
+    def run(p):
+        kafka_exec.alter_config(kafka, context, p)
+        return f"configs of {topic} changed"
+
+    return OperationRequest(f"Alter configs of {topic}",
+                            lambda: topics.plan_alter_config(kafka, kafka.metadata(), topic, values), run)
+
+
+def reset_offsets(kafka: KafkaProcess, context: str, group: str, specs: list[tuple[str, list[int] | None]], all_topics: bool,
+                  mode: str, value: str | None) -> OperationRequest:
+    from streamctl.kafka.groups import execute as kafka_exec, offsets
+
+    def plan():
+        return offsets.plan_reset(kafka, group, specs, all_topics, mode, value)
+
+    def run(planned):
+        plan_, resets = planned
+        undo = kafka_exec.reset_offsets(kafka, context, plan_, resets)
+        return f"offsets of {group} reset; undo file {undo}" if undo else f"offsets of {group} reset"
+
+    return OperationRequest(f"Reset offsets of {group}", plan, run)
+
+
+def elect_leaders(kafka: KafkaProcess, context: str) -> OperationRequest:
+    from streamctl.kafka.brokers import leaders as kafka_exec
+
+    def run(plan):
+        kafka_exec.elect_leaders(kafka, context, plan)
+        return "preferred leaders elected"
+
+    return OperationRequest("Elect preferred leaders", lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
+
+
+# ---- Flume agents and Spark jobs -------------------------------------------------------------
+
+def agent_state(ctx: Context, config_path: Path | None, name: str, wanted: str) -> OperationRequest:
+    """Start (wanted "running") or stop (wanted "stopped") one Flume agent."""
+    from streamctl.flume import plans as agent_ops
+
+    verb = "Start" if wanted == "running" else "Stop"
+    return OperationRequest(
+        f"{verb} agent {name}",
+        lambda: agent_ops.plan(ctx, name, wanted, agent_ops.local_sandbox(config_path)),
+        lambda plan: f"agent {name}: {agent_ops.apply(ctx, plan)}",
+    )
+
+
+def start_job(ctx: Context, name: str) -> OperationRequest:
+    from streamctl.spark import plans as job_ops
+
+    return OperationRequest(f"Start job {name}", lambda: job_ops.plan_start(ctx, name),
+                            lambda plan: job_ops.start(ctx, plan))
+
+
+def stop_job(ctx: Context, name: str) -> OperationRequest:
+    from streamctl.spark import plans as job_ops
+
+    return OperationRequest(f"Stop job {name}", lambda: job_ops.plan_stop(name),
+                            lambda plan: job_ops.stop(ctx, plan))
+
+
+# ---- Kafka Connect ----------------------------------------------------------------------------
+# `backend` is called on each use (not read once): the source opens its Connect client lazily.
+
+def connector_state(ctx: Context, backend: Callable[[], Any], name: str, action: str) -> OperationRequest:
+    """pause, resume, stop or delete one connector: planned and executed by streamctl.connect.plans."""
+    from streamctl.connect import plans
+
+    def plan():
+        client = backend()
+        return plans.plan_delete(client, name) if action == "delete" else plans.plan_state(client, name, action)
+
+    return OperationRequest(f"{action.capitalize()} connector {name}", plan,
+                            lambda p: plans.apply_state(ctx, backend(), p))
+
+
+def restart_connector(ctx: Context, backend: Callable[[], Any], name: str, include_tasks: bool,
+                      only_failed: bool) -> OperationRequest:
+    """Restart: the connector alone, or with its tasks; everything, or only what FAILED."""
+    from streamctl.connect import plans
+
+    title = f"Restart connector {name}" + (" and its tasks" if include_tasks else "")
+    return OperationRequest(title + (" (only what FAILED)" if only_failed else ""),
+                            lambda: plans.plan_restart(backend(), name, include_tasks, only_failed),
+                            lambda p: plans.apply_state(ctx, backend(), p))

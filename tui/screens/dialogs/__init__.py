@@ -1,0 +1,1 @@
+"""The operations' forms, one per file; form.py holds their common shape."""
