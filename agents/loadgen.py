@@ -13,7 +13,7 @@ import random
 import signal
 import sys
 import time
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 PATHS = ["/", "/index.html", "/products", "/products/{id}", "/cart", "/checkout", "/search?q={word}",

@@ -19,11 +19,10 @@ from typing import Any, NamedTuple, Self
 from urllib.parse import quote
 
 import httpx
-
 from streamctl.backends.failure import describe
-from streamctl.errors import AnswerLost, StreamctlError
-from streamctl.model.connect import ConnectCluster, ConnectPlugin, ConnectTask, Connector
 
+from streamctl.errors import AnswerLost, StreamctlError
+from streamctl.model.connect import ConnectCluster, Connector, ConnectPlugin, ConnectTask
 
 REBALANCE_PAUSE = 0.5  # seconds between asks while the workers rebalance
 

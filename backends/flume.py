@@ -13,10 +13,10 @@ import math
 import time
 
 import httpx
-
 from streamctl.backends.failure import describe
-from streamctl.model.flume import Counters, Poll, SourceStatus, ChannelStatus, SinkStatus, AgentStatus
+
 from streamctl.errors import StreamctlError
+from streamctl.model.flume import AgentStatus, ChannelStatus, Counters, Poll, SinkStatus, SourceStatus
 
 DEFAULT_TIMEOUT = 5.0  # seconds per metrics request
 

@@ -18,13 +18,14 @@ import concurrent.futures
 import json
 import os
 import time
-from typing import Any
 from collections import deque
+from typing import Any
 
-from streamctl.model.spark import is_id, BatchOffsets, CheckpointStatus, PartitionJobLag, ProgressSample, ProgressTail, JobView
 from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, StoreUnreachable
 from streamctl.backends.failure import describe
+
 from streamctl.errors import StreamctlError
+from streamctl.model.spark import BatchOffsets, CheckpointStatus, JobView, PartitionJobLag, ProgressSample, ProgressTail, is_id
 
 KNOWN_VERSIONS = ("v1", "v2")
 PROGRESS_TAIL_BYTES = 256 * 1024
@@ -234,7 +235,6 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
                     timeout: float = 10.0) -> dict[tuple[str, int], int]:
     """Latest offsets of every partition of `topics`: one metadata call, one list_offsets."""
     from confluent_kafka.admin import AdminClient
-
     from streamctl.backends.kafka import client as kafka_client
 
     if not topics:
@@ -253,7 +253,6 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
 def _latest_offsets(admin, topics: set[str], timeout: float) -> dict[tuple[str, int], int]:
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import OffsetSpec
-
     from streamctl.backends.kafka.client import KafkaError
 
     ends = time.monotonic() + timeout

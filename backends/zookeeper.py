@@ -18,22 +18,29 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from typing import Self
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import (
-    AuthFailedError, BadVersionError, KazooException, NoAuthError, NodeExistsError, NoNodeError,
-    NotEmptyError, SessionClosedRequireSaslError, ZookeeperError,
+    AuthFailedError,
+    BadVersionError,
+    KazooException,
+    NoAuthError,
+    NodeExistsError,
+    NoNodeError,
+    NotEmptyError,
+    SessionClosedRequireSaslError,
+    ZookeeperError,
 )
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
-
+from streamctl.backends.failure import describe
 from streamctl.backends.kazoo_handler import pipeline_handler
 from streamctl.backends.kazoo_session import failed_login_is_auth_failure, gc_paused, start_within
-from streamctl.backends.failure import describe
 from streamctl.backends.zookeeper_data import depth_of, join, validate_path
+
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
-from typing import Self
 
 DEFAULT_WINDOW = 1024  # outstanding requests while walking
 MIN_SESSION_TIMEOUT = 6.0  # seconds; ZooKeeper clamps to [2, 20] ticks anyway

@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 
 from streamctl.errors import UsageError

@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 import yaml
+
 from bench.scene import populate, wait_until_quiet
 from streamctl.jvm.java import tool_argv
 from streamctl.sandbox.stack import Sandbox

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -114,6 +114,7 @@ def local(runs: int) -> tuple[str, dict]:
 
 def hdfs(runs: int) -> tuple[str, dict]:
     from streamctl.backends.checkpoint_store import WebHdfsStore
+
     from streamctl.demo.hdfs import ROLE
     from streamctl.sandbox.stack import Sandbox
 

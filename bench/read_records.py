@@ -51,7 +51,7 @@ import threading
 import time
 import zipfile
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.check_vs_kafka_cli import STREAMCTL

@@ -9,9 +9,9 @@ import sys
 import click
 
 from streamctl import systems
+from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 from streamctl.global_options import add_global_options, root_options
 from streamctl.session import Session
-from streamctl.errors import ExitCode, StreamctlError, UsageError, exit_code_for
 
 # name -> "module:attribute" of a click command; imported only when that command runs.
 # streamctl's own commands, then every system's (the registry: streamctl/systems.py).

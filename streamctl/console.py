@@ -7,9 +7,8 @@ for it (~0.2 s of a command's start)."""
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from collections.abc import Iterator
-
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click

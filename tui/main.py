@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from streamctl.session import Session
 from streamctl.errors import UsageError
+from streamctl.session import Session
 
 
 @click.command("dashboard")
@@ -23,8 +23,9 @@ def dashboard(session: Session, refresh: float) -> None:
       streamctl dashboard --refresh 5
       streamctl --context prod --read-only dashboard
     """
-    from streamctl.dashboard.source import make_dashboard
     from streamctl.tui.app import StreamctlApp
+
+    from streamctl.dashboard.source import make_dashboard
 
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise UsageError("the dashboard needs a terminal; for a headless summary run `streamctl check`")

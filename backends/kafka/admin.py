@@ -5,13 +5,20 @@ from __future__ import annotations
 from confluent_kafka import ConsumerGroupTopicPartitions, ElectionType, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import (
-    AclBinding, AclOperation, AclPermissionType, AlterConfigOpType, ConfigEntry, ConfigResource, NewPartitions,
-    OffsetSpec, ResourcePatternType, ResourceType,
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewPartitions,
+    OffsetSpec,
+    ResourcePatternType,
+    ResourceType,
 )
-
-from streamctl.backends.kafka.cluster import KafkaBackend
 from streamctl.backends.kafka.authz import CLUSTER, Acl, refusal
 from streamctl.backends.kafka.client import KafkaError, mutation
+from streamctl.backends.kafka.cluster import KafkaBackend
 
 
 class KafkaAdmin(KafkaBackend):

@@ -9,12 +9,11 @@ client's login. The message reads like an ACL: principal, operation, resource ty
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError as KafkaErrorCode
-
 from streamctl.backends.kafka.client import KafkaError
 
 # Refusal code -> the resource type it is about, as kafka-acls.sh names it.

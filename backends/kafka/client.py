@@ -7,8 +7,8 @@ import concurrent.futures
 import os
 import threading
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from confluent_kafka import KafkaException

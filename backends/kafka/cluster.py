@@ -15,20 +15,33 @@ import re
 import threading
 import time
 import uuid
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
-
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import (
-    Deadline, KafkaError, call, mutation, new_client, reason, socket_timeout_ms, tls_reason,
+    Deadline,
+    KafkaError,
+    call,
+    mutation,
+    new_client,
+    reason,
+    socket_timeout_ms,
+    tls_reason,
 )
+
 from streamctl.model.kafka import (
-    Broker, ConsumerGroup, GroupMember, KafkaSnapshot, PartitionLag, PartitionState, Topic,
+    Broker,
+    ConsumerGroup,
+    GroupMember,
+    KafkaSnapshot,
+    PartitionLag,
+    PartitionState,
+    Topic,
 )
 
 KEY_CONFIGS = ("min.insync.replicas", "retention.ms", "retention.bytes", "cleanup.policy",

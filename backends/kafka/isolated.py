@@ -46,8 +46,8 @@ import signal
 import time
 from functools import partial
 
-from streamctl.backends.kafka import client as kafka_client
 from streamctl.backends.child_stacks import ChildStacks
+from streamctl.backends.kafka import client as kafka_client
 from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError, mutates
 
 CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}

@@ -8,16 +8,16 @@ import logging
 import threading
 import time
 import uuid
-from functools import partial
 from collections.abc import Callable, Generator, Iterable, Iterator
+from functools import partial
+from typing import Any, Self
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
-
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import KafkaError, new_client, reason, socket_timeout_ms
+
 from streamctl.model.records import OutgoingRecord, Record
-from typing import Any, Self
 
 BATCH = 1000
 # librdkafka stops fetching a partition whose prefetch queue is full and waits

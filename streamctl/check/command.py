@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import click
 
 from streamctl.check.evaluate import COLLECTORS, OPT_IN
-from streamctl.session import Session
 from streamctl.errors import ExitCode, StreamctlError, UsageError
+from streamctl.session import Session
 
 if TYPE_CHECKING:
     from streamctl.model.health import Evaluation

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import traceback
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 MAX_BYTES = 1_000_000  # past this the log becomes <name>.1 (one older file kept) before the next entry

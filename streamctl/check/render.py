@@ -12,7 +12,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from streamctl.model.health import NotEvaluated
 
-
 SECTION = "connect section"
 
 

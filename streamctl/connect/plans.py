@@ -19,7 +19,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 from streamctl.connect.secrets import MASK, is_secret, masked_text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from streamctl.connect.secrets import masked
-from streamctl.model.connect import ConnectCluster, ConnectTask, Connector
+from streamctl.model.connect import ConnectCluster, Connector, ConnectTask
 
 
 def connector_summary(c: Connector) -> dict:

@@ -4,9 +4,9 @@ streamctl.ops). No UI here: the forms collect input, the plan dialog runs these.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ class OperationRequest:
 
 def create_topic(kafka: KafkaProcess, context: str, name: str, partitions: int, replication_factor: int,
                  configs: dict[str, str]) -> OperationRequest:
-    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+    from streamctl.kafka.topics import execute as kafka_exec
+    from streamctl.kafka.topics import plans as topics
 
     def plan():
         snap = kafka.metadata()
@@ -42,7 +43,8 @@ def create_topic(kafka: KafkaProcess, context: str, name: str, partitions: int, 
 
 
 def add_partitions(kafka: KafkaProcess, context: str, topic: str, total: int) -> OperationRequest:
-    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+    from streamctl.kafka.topics import execute as kafka_exec
+    from streamctl.kafka.topics import plans as topics
 
     def run(p):
         kafka_exec.add_partitions(kafka, context, p)
@@ -53,7 +55,8 @@ def add_partitions(kafka: KafkaProcess, context: str, topic: str, total: int) ->
 
 
 def alter_config(kafka: KafkaProcess, context: str, topic: str, values: dict[str, str | None]) -> OperationRequest:
-    from streamctl.kafka.topics import execute as kafka_exec, plans as topics
+    from streamctl.kafka.topics import execute as kafka_exec
+    from streamctl.kafka.topics import plans as topics
 
     def run(p):
         kafka_exec.alter_config(kafka, context, p)
@@ -65,7 +68,8 @@ def alter_config(kafka: KafkaProcess, context: str, topic: str, values: dict[str
 
 def reset_offsets(kafka: KafkaProcess, context: str, group: str, specs: list[tuple[str, list[int] | None]], all_topics: bool,
                   mode: str, value: str | None) -> OperationRequest:
-    from streamctl.kafka.groups import execute as kafka_exec, offsets
+    from streamctl.kafka.groups import execute as kafka_exec
+    from streamctl.kafka.groups import offsets
 
     def plan():
         return offsets.plan_reset(kafka, group, specs, all_topics, mode, value)

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from collections.abc import Callable, Iterable
 
 from streamctl.dashboard import operations
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import StreamctlError
-from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.health import Evaluation
+from streamctl.model.kafka import KafkaSnapshot
 
 if TYPE_CHECKING:
     from streamctl.backends.connect import ConnectBackend
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from streamctl.model.spark import JobView
     from streamctl.model.spark_cluster import SparkCluster
     from streamctl.model.streams import StreamsApp
-    from streamctl.thresholds import Thresholds
     from streamctl.model.zookeeper import Subscription, ZAcl, ZNode, ZStat
     from streamctl.pipeline.collect import Reading
+    from streamctl.thresholds import Thresholds
 
 SAMPLE_EVERY = 60.0  # seconds between this dashboard's lag-history samples
 

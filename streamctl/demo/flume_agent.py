@@ -11,12 +11,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from streamctl.jvm import processes as procs
-from streamctl.flume import launcher
 from streamctl.backends.flume import FlumeError, fetch
+from streamctl.flume import launcher
 from streamctl.flume.control import sandbox_agents
-from streamctl.sandbox.stack import Sandbox
+from streamctl.jvm import processes as procs
 from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState, Service
 
 ROLE = "flume"

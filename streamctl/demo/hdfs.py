@@ -16,7 +16,8 @@ import subprocess
 from typing import Any
 
 from streamctl.errors import StreamctlError
-from streamctl.jvm import maven, processes as procs
+from streamctl.jvm import maven
+from streamctl.jvm import processes as procs
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
 from streamctl.sandbox.state import SandboxState, Service

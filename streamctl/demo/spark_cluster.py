@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from streamctl.spark import launcher
 from streamctl.jvm import processes as procs
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState, Service
+from streamctl.spark import launcher
 
 ROLE = "spark-cluster"
 DAEMON_MEMORY = "256m"

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from streamctl.demo import hdfs as demo_hdfs
+from streamctl.demo import spark_cluster
 from streamctl.jvm import processes as procs
-from streamctl.demo import hdfs as demo_hdfs, spark_cluster
-from streamctl.spark import launcher
-from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState, Service
+from streamctl.spark import launcher
 
 JOB = "weblog-stats"
 SERVICE = f"spark-{JOB}"

@@ -24,9 +24,9 @@ def configured(ctx) -> bool:
 
 def collect(ctx, deadline_at: float, flume_history_dir: Path | None = None, **_options):
     from streamctl.backends.flume import DEFAULT_TIMEOUT
-    from streamctl.flume.history import default_path, observe
     from streamctl.flume.definition import sink_bindings
     from streamctl.flume.health import flume_health
+    from streamctl.flume.history import default_path, observe
 
     left = deadline_at - time.monotonic() - 0.2
     if left <= 0.1:

@@ -8,10 +8,9 @@ import sys
 import click
 
 from streamctl.console import OUTPUT, emit
-from streamctl.session import Session
 from streamctl.errors import ExitCode, UsageError
-
 from streamctl.ops.preview import EXECUTE, finish, show
+from streamctl.session import Session
 
 
 @click.group()
@@ -74,8 +73,8 @@ def agents_status(session: Session, name: str | None, output: str) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from streamctl.backends.flume import DEFAULT_TIMEOUT, status_dict
-    from streamctl.flume.history import observe
     from streamctl.flume.definition import sink_bindings
+    from streamctl.flume.history import observe
 
     ctx = session.context()
     chosen = {name: _agent(ctx, name)} if name else dict(sorted(ctx.flume.agents.items()))

@@ -20,10 +20,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from streamctl import paths
-from streamctl.jvm import processes as procs
-from streamctl.flume import launcher
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.flume import launcher
+from streamctl.jvm import processes as procs
 
 STOP_GRACE = 20.0
 

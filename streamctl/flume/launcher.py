@@ -10,8 +10,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from streamctl.jvm import maven
 from streamctl.errors import UsageError
+from streamctl.jvm import maven
 from streamctl.jvm.java import log4j2_console
 
 FLUME_VERSION = "1.11.0"

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from streamctl.flume import definition as flume_config, catalog as flume_types
+from streamctl.flume import catalog as flume_types
+from streamctl.flume import definition as flume_config
 from streamctl.flume.definition import Agent, Component, FlumeConfig
 
 SINGULAR = {"sources": "source", "channels": "channel", "sinks": "sink", "sinkgroups": "sink group",

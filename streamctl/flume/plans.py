@@ -72,8 +72,8 @@ def apply(ctx, agent_plan: AgentPlan) -> str:
 
 
 def wait_answering(url: str, name: str, alive, timeout: float = 90.0) -> list:
-    from streamctl.flume.control import log_file
     from streamctl.backends.flume import FlumeError, fetch
+    from streamctl.flume.control import log_file
 
     deadline = time.monotonic() + timeout
     while True:

@@ -7,8 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
+from streamctl.jvm import maven
 
 # What kafka-run-class.sh passes to every tool, minus the GC log and JMX bits.
 KAFKA_TOOL_FLAGS = ["-Xmx512M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",

@@ -13,9 +13,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 from streamctl import paths

@@ -6,14 +6,13 @@ import time
 from functools import partial
 from pathlib import Path
 
-from streamctl.backends.kafka.isolated import KafkaClientCrashed, isolated_backend
 from streamctl.backends.kafka.client import Deadline, KafkaError
-from streamctl.model.health import NotEvaluated
+from streamctl.backends.kafka.isolated import KafkaClientCrashed, isolated_backend
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
 from streamctl.kafka.lag.store import default_path
 from streamctl.kafka.streams.apps import find_apps, streams_health
-from streamctl.model.health import Finding, Metric, Severity
+from streamctl.model.health import Finding, Metric, NotEvaluated, Severity
 
 PROBE_TIMEOUT = 1.0  # seconds each broker gets to answer when a read stalled
 PROBE_RESERVE = 2.0  # seconds of check's deadline kept back for that probe (and the rules)

@@ -15,13 +15,13 @@ Kafka severities (defaults; thresholds come from the context's `thresholds`):
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Protocol
-from collections.abc import Mapping
 
-from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 from streamctl.model.health import Finding, Metric, Severity
+from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 
 OK, WARN, CRIT, UNKNOWN = Severity.OK, Severity.WARN, Severity.CRIT, Severity.UNKNOWN
 STATUS_SEVERITY = {"STALLED": CRIT, "STOPPED": CRIT, "REWOUND": WARN}

@@ -14,7 +14,6 @@ import time
 from streamctl.model.health import Finding, Metric, NotEvaluated, Severity
 from streamctl.model.kafka import Quorum
 
-
 SECTION = "kafka section"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
 # ---- Kafka snapshot ---------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,10 @@ retrying). Verify functions raise NotAsPlanned when the cluster differs from the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
-from collections.abc import Callable
 
 from streamctl.errors import AnswerLost, OutcomeUnknown, StreamctlError, UsageError
 from streamctl.ops import audit

@@ -9,15 +9,14 @@ from __future__ import annotations
 import getpass
 import json
 import socket
-from datetime import datetime, UTC
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 from streamctl import paths
 from streamctl.atomic import append_durable
 from streamctl.errors import StreamctlError
-
 
 # What every record has (the `audit` command prints them).
 RECORD_KEYS = frozenset({"time", "user", "context", "operation", "summary", "result"})

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 import click
 
 from streamctl.console import OUTPUT
-from datetime import UTC
 
 
 @click.command("audit")

@@ -4,9 +4,9 @@ live in streamctl/demo/; the sandbox imports them by name, never the launchers t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from collections.abc import Callable
 
 from streamctl import systems
 from streamctl.jvm import maven

@@ -8,8 +8,9 @@ from dataclasses import asdict
 import click
 
 from streamctl.console import OUTPUT
-from streamctl.session import Session
 from streamctl.errors import StreamctlError
+from streamctl.session import Session
+
 
 @click.group()
 def sandbox() -> None:
@@ -32,9 +33,9 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
     Example:
       streamctl sandbox fetch --kraft
     """
+    from streamctl.console import progress_status
     from streamctl.jvm import maven
     from streamctl.sandbox.addons import addons
-    from streamctl.console import progress_status
 
     with progress_status("fetching") as report:
         sets = [maven.KAFKA] + ([maven.KAFKA_KRAFT] if kraft else [])

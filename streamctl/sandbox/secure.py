@@ -24,9 +24,9 @@ import secrets
 import subprocess
 from pathlib import Path
 
-from streamctl.jvm import maven
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError
+from streamctl.jvm import maven
 
 SCRAM_MECHANISM = "SCRAM-SHA-512"
 ZK_MECHANISM = "DIGEST-MD5"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamctl.jvm.java import log4j2_console
-from streamctl.sandbox import secure as sandbox_secure, tls as sandbox_tls
+from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.state import SandboxState, Service
 
 LOG4J1 = """\

@@ -15,19 +15,21 @@ import socket
 import subprocess
 import time
 import uuid
-from typing import ClassVar
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from collections.abc import Callable
+from typing import ClassVar
 
-from streamctl.jvm import maven, processes as procs
 from streamctl import paths
-from streamctl.sandbox import secure as sandbox_secure, tls as sandbox_tls
-from streamctl.jvm.java import java as _java
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.jvm import maven
+from streamctl.jvm import processes as procs
+from streamctl.jvm.java import java as _java
+from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import server_configs
+from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.addons import addons
 from streamctl.sandbox.state import SandboxState, Service, ServiceStatus, StateLock
 

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 from streamctl.model.health import NotEvaluated
 
-
 SECTION = "spark section (spark.jobs or spark.masters)"
 
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-
 import click
 
 from streamctl.console import OUTPUT, emit
-from streamctl.session import Session
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.spark.plans import START_TIMEOUT
-
 from streamctl.ops.preview import EXECUTE, finish, show
+from streamctl.session import Session
+from streamctl.spark.plans import START_TIMEOUT
 
 
 @click.group()
@@ -130,9 +128,9 @@ def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | Non
       streamctl jobs checkpoint /var/lib/spark/checkpoints/weblog-stats
       streamctl jobs checkpoint hdfs://namenode:8020/checkpoints/weblog-stats --webhdfs http://namenode:9870
     """
-    from streamctl.spark import jobs as spark_jobs
     from streamctl.backends.checkpoint_store import store_for
     from streamctl.backends.spark import read_checkpoint
+    from streamctl.spark import jobs as spark_jobs
 
     store, path = store_for(location, webhdfs_url, hdfs_user, timeout, s3_endpoint_url)
     data = spark_jobs.checkpoint_dict(read_checkpoint(path, store))
@@ -159,8 +157,8 @@ def jobs_start(session: Session, name: str, master: str | None, wait: float, exe
       streamctl jobs start weblog-stats --execute
       streamctl jobs start weblog-stats --master spark://master:7077 --execute
     """
-    from streamctl.spark import plans as job_ops
     from streamctl.ops import require_writable
+    from streamctl.spark import plans as job_ops
 
     ctx = session.context()
     require_writable("jobs start", ctx, session.read_only_flag, execute)
@@ -183,8 +181,8 @@ def jobs_stop(session: Session, name: str, grace: float, execute: bool, output: 
     Example:
       streamctl jobs stop weblog-stats --grace 60 --execute
     """
-    from streamctl.spark import plans as job_ops
     from streamctl.ops import require_writable
+    from streamctl.spark import plans as job_ops
 
     ctx = session.context()
     require_writable("jobs stop", ctx, session.read_only_flag, execute)

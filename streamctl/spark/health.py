@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from streamctl.model.health import Finding, Metric, Severity
 from streamctl.model.spark import JobView
 from streamctl.model.spark_cluster import SparkCluster
 from streamctl.spark.cluster_health import cluster_health
-from streamctl.model.health import Finding, Metric, Severity
 
 OK, WARN, CRIT = Severity.OK, Severity.WARN, Severity.CRIT
 FALLING_BEHIND_BATCHES = 5

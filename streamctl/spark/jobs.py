@@ -17,9 +17,9 @@ from streamctl.backends import spark_master
 from streamctl.backends.checkpoint_store import UnusableStore, is_remote, store_for
 from streamctl.backends.spark import observe_job
 from streamctl.backends.spark_master import MasterUnreachable, app_ui_url
-from streamctl.model.spark_cluster import SparkCluster
-from streamctl.model.spark import JobView
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.model.spark import JobView
+from streamctl.model.spark_cluster import SparkCluster
 from streamctl.spark import launcher
 
 

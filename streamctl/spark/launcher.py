@@ -26,11 +26,12 @@ from pathlib import Path
 
 import psutil
 
-from streamctl.backends.checkpoint_store import is_remote
-from streamctl.jvm import maven, processes as procs
 from streamctl import paths
 from streamctl.atomic import write_atomic
+from streamctl.backends.checkpoint_store import is_remote
 from streamctl.errors import ExitCode, StreamctlError, UsageError
+from streamctl.jvm import maven
+from streamctl.jvm import processes as procs
 
 PYSPARK_PIN = "4.2.0"  # pyproject's `spark` extra pins the same version
 DRIVER_MEMORY = "768m"

@@ -38,8 +38,8 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
     """What starting `name` would change; warnings when it already runs (here or elsewhere)."""
     from streamctl.backends.checkpoint_store import StoreUnreachable
     from streamctl.backends.spark import CheckpointError, read_checkpoint
-    from streamctl.spark import launcher
     from streamctl.spark import jobs as spark_jobs
+    from streamctl.spark import launcher
 
     spec = _spec_for(ctx, name, master)
     record = launcher.load_run(name)
@@ -69,7 +69,8 @@ def plan_start(ctx, name: str, master: str | None = None) -> JobPlan:
 
 def start(ctx, plan: JobPlan, wait: float = START_TIMEOUT) -> str:
     """Start the planned job, wait up to `wait` s for its query (0: don't), audit; one line back."""
-    from streamctl.jvm import maven, processes as procs
+    from streamctl.jvm import maven
+    from streamctl.jvm import processes as procs
     from streamctl.spark import launcher
 
     name, spec = plan.target, plan.spec

@@ -6,9 +6,8 @@ from __future__ import annotations
 import concurrent.futures
 import time
 
-from streamctl.model.health import NotEvaluated
+from streamctl.model.health import Finding, Metric, NotEvaluated, Severity
 from streamctl.zookeeper.health import COMPONENT, ensemble_health, kafka_crosscheck
-from streamctl.model.health import Finding, Metric, Severity
 
 CONFIRM_PAUSE = 1.0  # seconds before re-reading a disagreement (metadata propagates asynchronously)
 MIN_CROSSCHECK_TIME = 1.0
@@ -76,8 +75,8 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
 
 def _compare(ctx, kafka_zk, deadline_at: float, kafka_backend):
     """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.backends.kafka.client import Deadline, KafkaError
+    from streamctl.backends.kafka.isolated import isolated_backend
 
     kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
     deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())

@@ -11,10 +11,9 @@ import json
 import click
 
 from streamctl.console import OUTPUT, emit
-from streamctl.session import Session
 from streamctl.errors import UsageError
-
 from streamctl.ops.preview import EXECUTE, finish, show
+from streamctl.session import Session
 
 
 def _settings(session: Session):
@@ -362,8 +361,8 @@ def zk_kafka(session: Session, partitions: bool, no_crosscheck: bool, output: st
         view = kafka_zk.view()
     crosscheck, skipped = None, None
     if not no_crosscheck:
-        from streamctl.backends.kafka.isolated import isolated_backend
         from streamctl.backends.kafka.client import KafkaError
+        from streamctl.backends.kafka.isolated import isolated_backend
         from streamctl.zookeeper.health import kafka_crosscheck
 
         try:

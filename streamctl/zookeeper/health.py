@@ -20,8 +20,8 @@ Kafka cross-check (ZooKeeper vs the Admin API's metadata; a disagreement is a fi
 
 from __future__ import annotations
 
-from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.health import Finding, Metric, Severity
+from streamctl.model.kafka import KafkaSnapshot
 
 OK, WARN, CRIT, UNKNOWN = Severity.OK, Severity.WARN, Severity.CRIT, Severity.UNKNOWN
 COMPONENT = "zookeeper"

@@ -17,8 +17,8 @@ Unknown extra keys are kept in `raw`, never an error.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from streamctl.backends.zookeeper import ZooKeeperBackend

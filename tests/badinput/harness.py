@@ -13,9 +13,9 @@ import json
 import os
 import socket
 import subprocess
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Mapping
 
 from tests.conftest import run_cli
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import socket
 import socketserver
 import threading
+from collections.abc import Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Mapping
 
 Route = tuple[int, Mapping[str, str], bytes]
 

@@ -11,8 +11,8 @@ import subprocess
 import pytest
 
 from tests.badinput.harness import Workspace
-from tests.conftest import run_cli
 from tests.check_outputs import samples, schema_errors
+from tests.conftest import run_cli
 
 EXCEPTION_NAME = re.compile(r"\b[A-Z][a-zA-Z]+(Error|Exception)\b|Traceback")
 KAFKA = '{bootstrap_servers: "127.0.0.1:{dead}", timeout: 2}'

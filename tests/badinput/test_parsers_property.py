@@ -21,26 +21,27 @@ from __future__ import annotations
 import json
 import tempfile
 from contextlib import contextmanager
-from datetime import timedelta, UTC
+from datetime import UTC, timedelta
 from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
 
 from streamctl import config, times
-from streamctl.flume import definition as flume_config, lint as flume_lint
-from streamctl.spark import jobs as spark_jobs
-from streamctl.zookeeper import kafka_znodes as zk_kafka
-from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
-from streamctl.flume.history import History
 from streamctl.errors import StreamctlError, UsageError
+from streamctl.flume import definition as flume_config
+from streamctl.flume import lint as flume_lint
 from streamctl.flume.health import flume_health
-from streamctl.spark import launcher
-from streamctl.ops import audit
+from streamctl.flume.history import History
 from streamctl.kafka.groups import offsets
 from streamctl.kafka.topics import plans as topics
+from streamctl.ops import audit
+from streamctl.spark import jobs as spark_jobs
+from streamctl.spark import launcher
 from streamctl.thresholds import Thresholds
+from streamctl.zookeeper import kafka_znodes as zk_kafka
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from collections.abc import Callable
 
 from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli

@@ -8,15 +8,16 @@ import signal
 
 import httpx
 import pytest
-
-from streamctl.jvm import processes as procs
-from streamctl.demo.flume_agent import AGENT_SERVICE
 from streamctl.backends.flume import FlumeError, fetch
+
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
+from streamctl.demo.flume_agent import AGENT_SERVICE
+from streamctl.demo.spark_job import JOB, runs_root
+from streamctl.demo.spark_job import SERVICE as JOB_SERVICE
 from streamctl.errors import StreamctlError
-from streamctl.spark import launcher
-from streamctl.demo.spark_job import JOB, SERVICE as JOB_SERVICE, runs_root
+from streamctl.jvm import processes as procs
 from streamctl.sandbox.stack import zookeeper_mode
+from streamctl.spark import launcher
 
 START_ORDER = ("zookeeper", "broker", "flume", "spark", "connect")
 

@@ -18,23 +18,24 @@ import os
 import re
 import signal
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 import pytest
 import yaml
 from confluent_kafka.admin import AdminClient
-
-from streamctl.jvm import processes as procs
-from streamctl.dashboard.source import make_dashboard
-from streamctl.errors import StreamctlError
-from streamctl.spark import launcher
-from streamctl.demo.connect_worker import DEMO_CONNECTOR
-from streamctl.demo.spark_job import JOB, SERVICE as JOB_SERVICE, runs_root
-from streamctl.sandbox.stack import zookeeper_mode
 from streamctl.tui.app import StreamctlApp
+
+from streamctl.dashboard.source import make_dashboard
+from streamctl.demo.connect_worker import DEMO_CONNECTOR
+from streamctl.demo.spark_job import JOB, runs_root
+from streamctl.demo.spark_job import SERVICE as JOB_SERVICE
+from streamctl.errors import StreamctlError
+from streamctl.jvm import processes as procs
+from streamctl.sandbox.stack import zookeeper_mode
+from streamctl.spark import launcher
 from tests.check_reasons import bug_marker
 from tests.faults.cli_runs import Command, Run, assert_check, assert_command, run_all
 from tests.faults.pilot import banner, card, describe, findings, rows, until

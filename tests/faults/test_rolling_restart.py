@@ -13,6 +13,7 @@ end with the Kafka card OK.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import subprocess
@@ -22,16 +23,15 @@ import time
 from pathlib import Path
 
 import pytest
-
-from streamctl.kafka.lag.store import LagStore
-from streamctl.dashboard.source import make_dashboard
-from streamctl.sandbox.restarts import rolling_restart
 from streamctl.tui.app import StreamctlApp
+
+from streamctl.dashboard.source import make_dashboard
+from streamctl.kafka.lag.store import LagStore
+from streamctl.sandbox.restarts import rolling_restart
 from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli
 from tests.faults.pilot import card, describe, rows, until
 from tests.integration.kafka_helpers import unique, write_context
-import itertools
 
 pytestmark = pytest.mark.integration
 

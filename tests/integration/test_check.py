@@ -11,8 +11,13 @@ import pytest
 from tests.check_reasons import is_service_condition
 from tests.conftest import run_cli
 from tests.integration.kafka_helpers import (
+    black_hole,
+    commit,
+    free_address,
     kafka_tool_lag,
-    black_hole, commit, free_address, produce, unique, write_context,
+    produce,
+    unique,
+    write_context,
 )
 
 pytestmark = pytest.mark.integration

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
+from streamctl.jvm import maven
 
 pytestmark = pytest.mark.integration
 

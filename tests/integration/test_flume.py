@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 from confluent_kafka import Consumer, TopicPartition
-
-from streamctl.jvm import processes as procs
-from streamctl.flume import launcher
 from streamctl.backends.kafka.client import KafkaError
-from streamctl.jvm.java import java
+
 from streamctl.demo.flume_agent import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC
+from streamctl.flume import launcher
 from streamctl.flume.control import sandbox_agents
+from streamctl.jvm import processes as procs
+from streamctl.jvm.java import java
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.integration

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from collections import Counter
+from pathlib import Path
 
 import pytest
-
 from streamctl.backends.spark import (
-    SparkUnreachable, log_end_offsets, read_checkpoint, rest_applications,
+    SparkUnreachable,
+    log_end_offsets,
+    read_checkpoint,
+    rest_applications,
 )
+
 from tests.integration.spark_helpers import (
-    access_line, next_window, produce_lines, read_stats, window_lines,
+    access_line,
+    next_window,
+    produce_lines,
+    read_stats,
+    window_lines,
 )
 
 pytestmark = pytest.mark.integration

@@ -10,15 +10,15 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
-
 from streamctl.agents.loadgen import access_line
 from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV
 from streamctl.jobs.status_watch import GROUP as WATCH_GROUP
+
 from streamctl.demo.streams_app import APP_ID, INPUT, OUTPUT, SERVICE, WATCH_SERVICE
 from tests.integration.kafka_helpers import kafka_tool_lag
 from tests.jvm_guard import service_fixture

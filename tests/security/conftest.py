@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
+from streamctl.sandbox.secure import MONITOR_USER, SECRETS, Secrets, client_properties
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
-from streamctl.sandbox.secure import MONITOR_USER, SECRETS, Secrets, client_properties
 from tests.conftest import run_cli
 from tests.jvm_guard import service_fixture
 

@@ -11,11 +11,16 @@ import pytest
 import yaml
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import (
-    AclBindingFilter, AclOperation, AclPermissionType, AdminClient, ResourcePatternType, ResourceType,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    ResourcePatternType,
+    ResourceType,
 )
-
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.authz import NotAuthorized
+
 from streamctl.sandbox.secure import MONITOR_ACLS, MONITOR_CONTEXT, MONITOR_USER
 from tests.security.helpers import one_error_line, unique
 

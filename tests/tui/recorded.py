@@ -10,18 +10,18 @@ from pathlib import Path
 from streamctl.backends.flume import parse as parse_flume
 from streamctl.backends.flume import status as flume_status
 from streamctl.backends.zookeeper import NoSuchZnode
-from streamctl.model.zookeeper import Subscription, ZNode
 from streamctl.backends.zookeeper_data import parent_of, validate_path
-from streamctl.model.zookeeper import ZAcl, ZStat
 from streamctl.backends.zookeeper_ensemble import merge_answers
-from streamctl.thresholds import Thresholds
+
 from streamctl.flume.definition import sink_bindings
-from streamctl.kafka.health import kafka_health
 from streamctl.flume.health import flume_health
-from streamctl.zookeeper.health import ensemble_health
-from streamctl.model.health import Evaluation
+from streamctl.kafka.health import kafka_health
 from streamctl.kafka.serialize import snapshot_from_dict
 from streamctl.kafka.streams.apps import find_apps
+from streamctl.model.health import Evaluation
+from streamctl.model.zookeeper import Subscription, ZAcl, ZNode, ZStat
+from streamctl.thresholds import Thresholds
+from streamctl.zookeeper.health import ensemble_health
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kafka"
 

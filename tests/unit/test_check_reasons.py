@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.check_reasons import (CLIENT_CRASHED, assert_unknowns_are_service_conditions, bug_marker,
-                                 is_service_condition, problem_lines)
+from tests.check_reasons import (
+    CLIENT_CRASHED,
+    assert_unknowns_are_service_conditions,
+    bug_marker,
+    is_service_condition,
+    problem_lines,
+)
 
 # Reasons seen from the collectors (their NotEvaluated texts, filled as the fault runs fill them).
 SERVICE_REASONS = [

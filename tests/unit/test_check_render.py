@@ -16,8 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from streamctl import atomic
 from streamctl.check import render as check
-from streamctl.check.render import (exit_code, render_json, render_nagios, render_prometheus,
-                             write_prometheus_textfile)
+from streamctl.check.render import exit_code, render_json, render_nagios, render_prometheus, write_prometheus_textfile
 from streamctl.model.health import Evaluation, Finding, Metric, Severity
 from tests.check_outputs import SCHEMA_PATH, VALIDATED, samples, schema_errors
 

@@ -7,14 +7,20 @@ import socket
 
 import pytest
 from pydantic import ValidationError
-
 from streamctl.backends.checkpoint_store import (
-    CheckpointError, LocalStore, S3Store, StoreUnreachable, UnusableStore, WebHdfsStore, store_for,
+    CheckpointError,
+    LocalStore,
+    S3Store,
+    StoreUnreachable,
+    UnusableStore,
+    WebHdfsStore,
+    store_for,
 )
 from streamctl.backends.spark import observe_job
-from streamctl.spark.settings import SparkJob
+
 from streamctl.errors import UsageError
 from streamctl.spark.health import job_health
+from streamctl.spark.settings import SparkJob
 from streamctl.thresholds import Thresholds
 
 

@@ -4,7 +4,6 @@ partition has a leader and its full ISR (then min.insync.replicas only meets the
 from __future__ import annotations
 
 from confluent_kafka.admin import PartitionMetadata, TopicMetadata
-
 from streamctl.backends.kafka.cluster import _isr_full
 
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from streamctl.backends.connect import _connector, _http_reason
-from streamctl.thresholds import Thresholds
+
 from streamctl.connect.collect import unassigned_ages
 from streamctl.connect.health import connect_health, unassigned_keys
 from streamctl.connect.plans import read_config_file
 from streamctl.connect.secrets import MASK, masked, masked_text
 from streamctl.errors import UsageError
 from streamctl.model.connect import ConnectCluster
+from streamctl.thresholds import Thresholds
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "connect"
 

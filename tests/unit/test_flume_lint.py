@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.flume import definition as flume_config, lint as flume_lint
 from streamctl.errors import UsageError
+from streamctl.flume import definition as flume_config
+from streamctl.flume import lint as flume_lint
 from tests.conftest import run_cli
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "flume"

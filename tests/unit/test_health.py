@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.thresholds import Thresholds
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.lag.rules import GroupStatus, LagStatus
-from streamctl.model.kafka import KafkaSnapshot
-from streamctl.model.health import Finding, Metric, Severity
 from streamctl.kafka.serialize import snapshot_from_dict
+from streamctl.model.health import Finding, Metric, Severity
+from streamctl.model.kafka import KafkaSnapshot
+from streamctl.thresholds import Thresholds
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kafka"
 OK, WARN, CRIT, UNKNOWN = Severity.OK, Severity.WARN, Severity.CRIT, Severity.UNKNOWN

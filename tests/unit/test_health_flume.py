@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 from streamctl.backends import flume
-from streamctl.thresholds import Thresholds
+
 from streamctl.flume.health import flume_health
 from streamctl.model.health import Severity
+from streamctl.thresholds import Thresholds
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "flume"
 
@@ -133,8 +134,8 @@ def test_collector_silent_endpoint_is_unknown_within_the_deadline(tmp_path):
 
 
 def test_a_context_without_agents_has_no_flume_component():
-    from streamctl.flume import collect as collector
     from streamctl.config import Config
+    from streamctl.flume import collect as collector
 
     ctx = Config.model_validate({"contexts": {"t": {"kafka": {"bootstrap_servers": "h:1"}}}}).context("t")
     assert not collector.configured(ctx)

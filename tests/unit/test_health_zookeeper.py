@@ -9,12 +9,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from streamctl.backends.zookeeper_ensemble import merge_answers
+
+from streamctl.model.health import Severity
+from streamctl.model.kafka import Broker, KafkaSnapshot, PartitionState, Topic
 from streamctl.thresholds import Thresholds
 from streamctl.zookeeper.health import ensemble_health, kafka_crosscheck
-from streamctl.model.kafka import Broker, KafkaSnapshot, PartitionState, Topic
-from streamctl.model.health import Severity
 from streamctl.zookeeper.kafka_znodes import (
-    KafkaZkView, PendingAdmin, ZkController, parse_broker, parse_controller, parse_partition_state, parse_topic,
+    KafkaZkView,
+    PendingAdmin,
+    ZkController,
+    parse_broker,
+    parse_controller,
+    parse_partition_state,
+    parse_topic,
 )
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zookeeper"

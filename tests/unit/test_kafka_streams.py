@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from streamctl.kafka.serialize import snapshot_from_dict
 from streamctl.kafka.streams.apps import find_apps, internal_role, internal_topic_owners, streams_health

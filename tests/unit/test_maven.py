@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from streamctl.jvm import maven
 from streamctl.errors import StreamctlError
+from streamctl.jvm import maven
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "mvn"
 NS = {"m": "http://maven.apache.org/POM/4.0.0"}

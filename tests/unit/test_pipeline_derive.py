@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.model.kafka import ConsumerGroup, KafkaSnapshot, PartitionLag, PartitionState, Topic
 from streamctl.model.pipeline import NEVER, Hop, Node, eta_text
 from streamctl.pipeline.derive import Readings, _judged, derive
 from streamctl.pipeline.health import pipeline_health
 from streamctl.pipeline.render import as_dict, dot, mermaid
+from streamctl.thresholds import Thresholds
 from tests.fixtures.capture_pipeline import load
 
 DEMO_HOPS = [

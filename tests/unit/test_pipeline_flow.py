@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import Hop, Node, PipelineMap
 from streamctl.pipeline.derive import derive
 from streamctl.pipeline.flow import branches, rich_tree, worst_first
+from streamctl.thresholds import Thresholds
 from tests.fixtures.capture_pipeline import load
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from streamctl.thresholds import Thresholds
 from streamctl.model.health import Severity
 from streamctl.pipeline.collect import Reading
 from streamctl.pipeline.derive import derive
 from streamctl.pipeline.health import hop_name
 from streamctl.pipeline.probe import entry_topics, follow, probe_health
+from streamctl.thresholds import Thresholds
 from tests.fixtures.capture_pipeline import load
 
 WRITTEN_AT = 1_000.0

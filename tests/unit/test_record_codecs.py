@@ -7,11 +7,19 @@ import json
 import time
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from streamctl.errors import UsageError
 from streamctl.kafka.records.formats import (
-    MASK, Masker, RecordFilter, parse_json_lines, parse_lines, parse_time, preview, to_json_line,
+    MASK,
+    Masker,
+    RecordFilter,
+    parse_json_lines,
+    parse_lines,
+    parse_time,
+    preview,
+    to_json_line,
 )
 from streamctl.model.records import Record
 

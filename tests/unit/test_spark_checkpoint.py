@@ -13,9 +13,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from streamctl.backends.spark import (
-    CheckpointError, job_lag, read_checkpoint, read_progress_tail,
+    CheckpointError,
+    job_lag,
+    read_checkpoint,
+    read_progress_tail,
 )
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "spark"

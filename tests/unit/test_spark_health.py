@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from streamctl.backends.spark import read_checkpoint, read_progress_tail
-from streamctl.model.spark import JobView, PartitionJobLag, ProgressSample, ProgressTail
-from streamctl.thresholds import Thresholds
-from streamctl.spark.health import spark_health
+
 from streamctl.model.health import Severity
+from streamctl.model.spark import JobView, PartitionJobLag, ProgressSample, ProgressTail
+from streamctl.spark.health import spark_health
+from streamctl.thresholds import Thresholds
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "spark"
 CHECKPOINT = read_checkpoint(FIXTURES / "checkpoint-weblog-stats")

@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 
 from streamctl.zookeeper.kafka_znodes import (
-    parse_broker, parse_controller, parse_endpoint, parse_partition_state, parse_preferred_election,
-    parse_reassignment, parse_topic,
+    parse_broker,
+    parse_controller,
+    parse_endpoint,
+    parse_partition_state,
+    parse_preferred_election,
+    parse_reassignment,
+    parse_topic,
 )
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zookeeper"

@@ -9,11 +9,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from streamctl.backends.zookeeper_ensemble import (
-    NOT_AVAILABLE, OK, UNREACHABLE, admin_urls, merge_answers, not_whitelisted, parse_hosts, parse_mntr,
+    NOT_AVAILABLE,
+    OK,
+    UNREACHABLE,
+    admin_urls,
+    merge_answers,
+    not_whitelisted,
+    parse_hosts,
+    parse_mntr,
     parse_srvr,
 )
+
 from streamctl.errors import UsageError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zookeeper"

@@ -13,12 +13,14 @@ sent twice from here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
 
 from rich.markup import escape
 from rich.text import Text
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -28,8 +30,6 @@ from textual.worker import Worker, WorkerState
 
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import OutcomeUnknown, StreamctlError
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 @dataclass

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from rich.markup import escape
 from rich.text import Text
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
-from streamctl.kafka import serialize
 from streamctl.errors import UsageError
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
+from streamctl.kafka import serialize
 
 
 class TopicDetailScreen(DataScreen):

@@ -13,10 +13,9 @@ import operator
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-
 
 from streamctl import paths
 from streamctl.atomic import write_atomic

@@ -9,7 +9,6 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from operator import sub
 
-
 OVERLAP = 30.0  # seconds within which two processes' reads may interleave
 NO_LOG_END = -1  # a sample whose log end was not read, as packed
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import click
 
+from streamctl.kafka.completion import complete_group, complete_topic
 from streamctl.kafka.records.copy import CHUNK_RECORDS
 from streamctl.model.records import headers_of, key_of, value_of
 from streamctl.ops.preview import EXECUTE
-from streamctl.kafka.completion import complete_group, complete_topic
 from streamctl.session import Session
 
 FORMATS = click.Choice(["table", "json", "csv", "raw"])

@@ -18,14 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Callable
 
 from streamctl.errors import StreamctlError, UsageError
-from streamctl.kafka.records.produce import TRANSACTION_TIMEOUT_MS, destination, too_large
 from streamctl.kafka.records.formats import RecordFilter, Selection, record_batch_bytes
-from streamctl.ops import Change, Plan, execute as audited
+from streamctl.kafka.records.produce import TRANSACTION_TIMEOUT_MS, destination, too_large
+from streamctl.ops import Change, Plan
+from streamctl.ops import execute as audited
 
 CHUNK_RECORDS = 100_000  # records in one transaction at most (--chunk-records)
 CHUNK_BYTES = 256 * 1024 * 1024  # key, value and header bytes in one transaction at most

@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC
+from fnmatch import fnmatchcase
 
 from streamctl.errors import UsageError
 from streamctl.model.records import OutgoingRecord, Record, headers_of, value_of
-from datetime import UTC
 
 MASK = "******"
 PREVIEW = 60  # characters of a value in a table

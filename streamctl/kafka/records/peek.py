@@ -34,11 +34,10 @@ class PeekView:
 
 
 def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
+    from streamctl.backends.kafka.client import KafkaError
     from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.backends.kafka.records import RecordReader
     from streamctl.kafka.records.formats import Masker, partition_spec
-
-    from streamctl.backends.kafka.client import KafkaError
 
     wanted = [partition_spec(s) for s in partition_specs]
     try:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from streamctl.errors import UsageError
 from streamctl.model.records import OutgoingRecord
-from streamctl.ops import Change, Plan, execute as audited
+from streamctl.ops import Change, Plan
+from streamctl.ops import execute as audited
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # what one run reads into memory at most
 # A transaction the broker has not seen committed within this is aborted by it (the broker caps it
