@@ -206,10 +206,15 @@ def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
                ["component"], registry=registry)
     counts = Gauge("streamctl_findings", "Findings per component and severity",
                    ["component", "severity"], registry=registry)
+    reasons = Gauge("streamctl_check_unknown_info",
+                    "1 per UNKNOWN component, its reason in the `reason` label (one line, clipped)",
+                    ["component", "reason"], registry=registry)
     per_component = Counter((f.component, f.severity) for f in evaluation.findings)
     unevaluated = not_evaluated(evaluation)
     for name, severity in component_states(evaluation).items():
         state.labels(name).set(severity.exit_code)
+        if severity is Severity.UNKNOWN:
+            reasons.labels(name, unknown_reason(evaluation, name)).set(1)
         up.labels(name).set(0 if name in unevaluated else 1)
         for s in Severity:
             counts.labels(name, s.value).set(per_component[name, s])
@@ -223,6 +228,18 @@ def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
         for m in family:
             (gauge.labels(**_labels(m)) if keys else gauge).set(m.value)
     return registry
+
+
+REASON_LIMIT = 200  # characters of a reason label: alerts show it, it is not a log
+
+
+def unknown_reason(evaluation: Evaluation, component: str) -> str:
+    """Why `component` is UNKNOWN: why it was not evaluated, else its UNKNOWN findings' texts."""
+    why = not_evaluated(evaluation).get(component)
+    if why is None:
+        why = "; ".join(f.text for f in evaluation.findings
+                        if f.component == component and f.severity is Severity.UNKNOWN)
+    return _clip(_oneline(why), REASON_LIMIT)
 
 
 def _labels(metric: Metric) -> dict[str, str]:

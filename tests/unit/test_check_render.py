@@ -297,6 +297,18 @@ def test_prometheus_exposition_parses_back_with_values_and_labels():
     assert parsed[("streamctl_partition_lag", (("partition", "0"), ("topic", "t")))] == 7
 
 
+def test_prometheus_names_why_each_unknown_component_is_unknown_and_nothing_else():
+    parsed = samples(render_prometheus(FULL, NOW))
+    reasons = {labels: v for (name, labels), v in parsed.items() if name == "streamctl_check_unknown_info"}
+    assert reasons == {(("component", "spark"), ("reason", "deadline of 10s exceeded")): 1}
+    noisy = Finding(Severity.UNKNOWN, "flume", "agent a2", "FLUME_NO_METRICS", "agent a2 | gave\nnothing " + "x" * 300)
+    parsed = samples(render_prometheus(evaluation(AGENT_UNKNOWN, noisy, ZK_OK, evaluated=("flume", "zookeeper")), NOW))
+    [(labels, value)] = [(labels, v) for (name, labels), v in parsed.items() if name == "streamctl_check_unknown_info"]
+    reason = dict(labels)["reason"]
+    assert dict(labels)["component"] == "flume" and value == 1
+    assert reason.startswith("agent a1 gave no metrics; agent a2 / gave nothing xxx") and len(reason) == 200
+
+
 def test_prometheus_groups_series_of_one_name_into_one_family():
     metrics = [Metric("group_lag_records", 5, labels={"group": "g1"}, help="Records behind"),
                Metric("group_lag_records", 0, labels={"group": "g2"})]
