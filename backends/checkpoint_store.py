@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
-
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.spark import REMOTE_CHECKPOINT_SCHEMES as REMOTE_SCHEMES
 

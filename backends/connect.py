@@ -19,8 +19,8 @@ from typing import Any, NamedTuple, Self
 from urllib.parse import quote
 
 import httpx
-from streamctl.backends.failure import describe
 
+from streamctl.backends.failure import describe
 from streamctl.errors import AnswerLost, StreamctlError
 from streamctl.model.connect import ConnectCluster, Connector, ConnectPlugin, ConnectTask
 

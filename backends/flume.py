@@ -13,8 +13,8 @@ import math
 import time
 
 import httpx
-from streamctl.backends.failure import describe
 
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 from streamctl.model.flume import AgentStatus, ChannelStatus, Counters, Poll, SinkStatus, SourceStatus
 

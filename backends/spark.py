@@ -23,7 +23,6 @@ from typing import Any
 
 from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, StoreUnreachable
 from streamctl.backends.failure import describe
-
 from streamctl.errors import StreamctlError
 from streamctl.model.spark import BatchOffsets, CheckpointStatus, JobView, PartitionJobLag, ProgressSample, ProgressTail, is_id
 
@@ -235,6 +234,7 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
                     timeout: float = 10.0) -> dict[tuple[str, int], int]:
     """Latest offsets of every partition of `topics`: one metadata call, one list_offsets."""
     from confluent_kafka.admin import AdminClient
+
     from streamctl.backends.kafka import client as kafka_client
 
     if not topics:
@@ -253,6 +253,7 @@ def log_end_offsets(client_config: dict[str, str], topics: set[str],
 def _latest_offsets(admin, topics: set[str], timeout: float) -> dict[tuple[str, int], int]:
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import OffsetSpec
+
     from streamctl.backends.kafka.client import KafkaError
 
     ends = time.monotonic() + timeout

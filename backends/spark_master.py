@@ -11,8 +11,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import httpx
-from streamctl.backends.failure import describe
 
+from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 from streamctl.model.spark_cluster import SparkApp, SparkCluster, SparkWorker
 

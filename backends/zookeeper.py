@@ -34,11 +34,11 @@ from kazoo.exceptions import (
 )
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
+
 from streamctl.backends.failure import describe
 from streamctl.backends.kazoo_handler import pipeline_handler
 from streamctl.backends.kazoo_session import failed_login_is_auth_failure, gc_paused, start_within
 from streamctl.backends.zookeeper_data import depth_of, join, validate_path
-
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Child, Subscription, TreeNode, Walked, ZAcl, ZNode, ZStat
 

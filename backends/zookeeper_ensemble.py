@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
-
 from streamctl.errors import UsageError
 
 NOT_IN_WHITELIST = "is not in the whitelist"

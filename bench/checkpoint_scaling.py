@@ -114,7 +114,6 @@ def local(runs: int) -> tuple[str, dict]:
 
 def hdfs(runs: int) -> tuple[str, dict]:
     from streamctl.backends.checkpoint_store import WebHdfsStore
-
     from streamctl.demo.hdfs import ROLE
     from streamctl.sandbox.stack import Sandbox
 

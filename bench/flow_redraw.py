@@ -17,12 +17,12 @@ import asyncio
 import statistics
 import time
 
-from streamctl.tui.screens.overview import FLOW_NODES
-from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 from textual.app import App
 
 from streamctl.model.pipeline import Hop, Node, PipelineMap
 from streamctl.pipeline.flow import branches, worst_first
+from streamctl.tui.screens.overview import FLOW_NODES
+from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 
 
 def large_map(topics: int) -> PipelineMap:

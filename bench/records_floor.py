@@ -20,6 +20,7 @@ import sys
 import uuid
 
 from confluent_kafka import Consumer, TopicPartition
+
 from streamctl.backends.kafka.records import PREFETCH, TIMESTAMP_TYPES
 
 TIMEOUT = 30

@@ -10,9 +10,8 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from streamctl.tui.app import StreamctlApp
-
 from streamctl.dashboard.source import make_dashboard
+from streamctl.tui.app import StreamctlApp
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
 SCREENS = [("overview", "1"), ("brokers", "2"), ("topics", "3"), ("groups", "4"),

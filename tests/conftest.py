@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from streamctl.backends.kafka.isolated import isolated_backend
 
+from streamctl.backends.kafka.isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 from tests.jvm_guard import INTEGRATION, JavaWatch, mark_service_tests, refusal, service_fixture

@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from streamctl.tui.palette import StreamctlCommands, entries
-from streamctl.tui.screens.overview import OverviewScreen
-from streamctl.tui.trace import Trace
 from textual.app import App
 from textual.binding import Binding
 
 from streamctl import systems
 from streamctl.dashboard.source import DashboardSource
+from streamctl.tui.palette import StreamctlCommands, entries
+from streamctl.tui.screens.overview import OverviewScreen
+from streamctl.tui.trace import Trace
 
 # mode -> Screen class: the Overview, then every system's screens (the registry, streamctl/systems.py).
 SCREENS = {"overview": OverviewScreen, **{s.mode: systems.load(s.target) for s in systems.screens()}}

@@ -23,9 +23,8 @@ def dashboard(session: Session, refresh: float) -> None:
       streamctl dashboard --refresh 5
       streamctl --context prod --read-only dashboard
     """
-    from streamctl.tui.app import StreamctlApp
-
     from streamctl.dashboard.source import make_dashboard
+    from streamctl.tui.app import StreamctlApp
 
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise UsageError("the dashboard needs a terminal; for a headless summary run `streamctl check`")

@@ -16,6 +16,7 @@ from confluent_kafka.admin import (
     ResourcePatternType,
     ResourceType,
 )
+
 from streamctl.backends.kafka.authz import CLUSTER, Acl, refusal
 from streamctl.backends.kafka.client import KafkaError, mutation
 from streamctl.backends.kafka.cluster import KafkaBackend

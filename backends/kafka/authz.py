@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError as KafkaErrorCode
+
 from streamctl.backends.kafka.client import KafkaError
 
 # Refusal code -> the resource type it is about, as kafka-acls.sh names it.

@@ -22,6 +22,7 @@ from typing import Any
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
+
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import (
     Deadline,
@@ -33,7 +34,6 @@ from streamctl.backends.kafka.client import (
     socket_timeout_ms,
     tls_reason,
 )
-
 from streamctl.model.kafka import (
     Broker,
     ConsumerGroup,

@@ -30,7 +30,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError, mutates
-
 from streamctl.errors import StreamctlError
 
 CALL_THREADS = 8  # the dashboard's screens and health refresh read at the same time

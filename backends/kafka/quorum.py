@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 from streamctl.backends.kafka.client import KafkaError
-
 from streamctl.model.kafka import Quorum, QuorumNode
 
 TOOL = "org.apache.kafka.tools.MetadataQuorumCommand"

@@ -14,9 +14,9 @@ from typing import Any, Self
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
+
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import KafkaError, new_client, reason, socket_timeout_ms
-
 from streamctl.model.records import OutgoingRecord, Record
 
 BATCH = 1000

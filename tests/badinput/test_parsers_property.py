@@ -27,9 +27,9 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
 
 from streamctl import config, times
+from streamctl.backends import flume, spark, zookeeper_data, zookeeper_ensemble
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.flume import definition as flume_config
 from streamctl.flume import lint as flume_lint

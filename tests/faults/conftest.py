@@ -8,8 +8,8 @@ import signal
 
 import httpx
 import pytest
-from streamctl.backends.flume import FlumeError, fetch
 
+from streamctl.backends.flume import FlumeError, fetch
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.demo.flume_agent import AGENT_SERVICE
 from streamctl.demo.spark_job import JOB, runs_root

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from textual.widgets import DataTable
+
 from streamctl.tui.widgets.error_banner import ErrorBanner
 from streamctl.tui.widgets.health_card import HealthCard
-from textual.widgets import DataTable
 
 
 async def until(pilot, predicate, timeout: float, what: str, describe=lambda: "") -> None:

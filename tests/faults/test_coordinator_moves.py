@@ -18,11 +18,11 @@ import time
 from collections import Counter
 
 import pytest
-from streamctl.backends.kafka.isolated import CRASH_PAUSES
-from streamctl.tui.app import StreamctlApp
 
+from streamctl.backends.kafka.isolated import CRASH_PAUSES
 from streamctl.dashboard.source import make_dashboard
 from streamctl.sandbox.restarts import restart_service, wait_in_sync
+from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import assert_unknowns_are_service_conditions
 from tests.faults.cli_runs import SLACK, timed_run
 from tests.faults.pilot import describe, rows, until

@@ -26,7 +26,6 @@ from pathlib import Path
 import pytest
 import yaml
 from confluent_kafka.admin import AdminClient
-from streamctl.tui.app import StreamctlApp
 
 from streamctl.dashboard.source import make_dashboard
 from streamctl.demo.connect_worker import DEMO_CONNECTOR
@@ -36,6 +35,7 @@ from streamctl.errors import StreamctlError
 from streamctl.jvm import processes as procs
 from streamctl.sandbox.stack import zookeeper_mode
 from streamctl.spark import launcher
+from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import bug_marker
 from tests.faults.cli_runs import Command, Run, assert_check, assert_command, run_all
 from tests.faults.pilot import banner, card, describe, findings, rows, until

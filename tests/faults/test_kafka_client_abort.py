@@ -8,9 +8,9 @@ import os
 import signal
 
 import pytest
-from streamctl.tui.app import StreamctlApp
 
 from streamctl.dashboard.source import make_dashboard
+from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import bug_marker
 from tests.faults.pilot import card, describe, findings, rows, until
 

@@ -23,11 +23,11 @@ import time
 from pathlib import Path
 
 import pytest
-from streamctl.tui.app import StreamctlApp
 
 from streamctl.dashboard.source import make_dashboard
 from streamctl.kafka.lag.store import LagStore
 from streamctl.sandbox.restarts import rolling_restart
+from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import assert_unknowns_are_service_conditions, problem_lines
 from tests.conftest import run_cli
 from tests.faults.pilot import card, describe, rows, until

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.checkpoint_store import WebHdfsStore
 from streamctl.backends.spark import read_checkpoint
-
 from streamctl.demo.hdfs import ROLE as HDFS
 from streamctl.demo.spark_cluster import ROLE
 from streamctl.demo.spark_job import JOB, runs_root
@@ -141,9 +141,8 @@ def test_the_checkpoint_lives_on_hdfs_and_reads_in_a_bounded_number_of_requests(
 
 
 async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(distributed):
-    from streamctl.tui.app import StreamctlApp
-
     from streamctl.dashboard.source import make_dashboard
+    from streamctl.tui.app import StreamctlApp
     from tests.faults.pilot import until
 
     distributed.sandbox.stop_service("spark-worker", kill=True)
@@ -212,7 +211,6 @@ def test_a_stopped_driver_is_gone_from_the_cluster_and_crit(distributed):
 
 def test_the_flume_agent_fans_out_to_its_hdfs_sink(distributed):
     from streamctl.backends.flume import fetch
-
     from streamctl.demo.flume_agent import AGENT, access_log
     from streamctl.flume.control import sandbox_agents
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV, isolated_backend
 
+from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV, isolated_backend
 from streamctl.errors import ExitCode, OutcomeUnknown
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 
@@ -251,7 +251,6 @@ def test_probe_markers_whose_producer_crashed_after_sending_are_found_not_writte
     """`check --probe` writes one marker per weblogs partition; its producer's child crashes right
     after the flush: the markers are looked for in the topic and the probe goes on with them."""
     from streamctl.backends.kafka.records import RecordReader
-
     from streamctl.pipeline.probe import HEADER
 
     started_ms = int(time.time() * 1000) - 5000

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 from confluent_kafka import Consumer, TopicPartition
-from streamctl.backends.kafka.client import KafkaError
 
+from streamctl.backends.kafka.client import KafkaError
 from streamctl.demo.flume_agent import AGENT, AGENT_SERVICE, LOADGEN_SERVICE, TOPIC
 from streamctl.flume import launcher
 from streamctl.flume.control import sandbox_agents

@@ -9,9 +9,9 @@ import time
 import pytest
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
+
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV
-
 from streamctl.jvm.java import run_tool
 from tests.integration.kafka_helpers import commit, live_member, produce, unique, write_context
 

@@ -11,10 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.client import KafkaError
 from streamctl.backends.kafka.process import KafkaProcess, KafkaProcessError
-
 from streamctl.errors import StreamctlError
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
 from streamctl.kafka.lag.rules import LagStatus

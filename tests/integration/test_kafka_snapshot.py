@@ -8,8 +8,8 @@ import time
 import pytest
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
-from streamctl.backends.kafka.cluster import EARLIEST, LATEST
 
+from streamctl.backends.kafka.cluster import EARLIEST, LATEST
 from tests.integration.kafka_helpers import commit, ordered_producer, produce, unique
 
 pytestmark = pytest.mark.integration

@@ -13,12 +13,12 @@ import sys
 import textwrap
 
 import pytest
+
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.isolated import call_in_child
 from streamctl.backends.kafka.process import KafkaProcess
-from streamctl.tui.screens.plan_dialog import PlanDialog
-
 from streamctl.ops import audit
+from streamctl.tui.screens.plan_dialog import PlanDialog
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 from tests.tui.live_dashboard import app_for, open_reset_plan, settle
 

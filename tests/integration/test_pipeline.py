@@ -83,9 +83,8 @@ def flow_text(app) -> str:
 
 
 async def test_the_dashboard_pipeline_screen_pairs_its_refreshes(sandbox, monkeypatch):
-    from streamctl.tui.app import StreamctlApp
-
     from streamctl.dashboard.source import make_dashboard
+    from streamctl.tui.app import StreamctlApp
     from tests.faults.pilot import rows, until
 
     monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import requests
+
 from streamctl.backends.checkpoint_store import S3Store, StoreUnreachable, store_for
 from streamctl.backends.spark import read_checkpoint
-
 from streamctl.jvm import maven
 from streamctl.jvm.java import java
 from streamctl.jvm.processes import free_ports

@@ -12,13 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.spark import (
     SparkUnreachable,
     log_end_offsets,
     read_checkpoint,
     rest_applications,
 )
-
 from tests.integration.spark_helpers import (
     access_line,
     next_window,

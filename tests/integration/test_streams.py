@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
+
 from streamctl.agents.loadgen import access_line
 from streamctl.backends.kafka.isolated import CRASH_AFTER_ENV
-from streamctl.jobs.status_watch import GROUP as WATCH_GROUP
-
 from streamctl.demo.streams_app import APP_ID, INPUT, OUTPUT, SERVICE, WATCH_SERVICE
+from streamctl.jobs.status_watch import GROUP as WATCH_GROUP
 from tests.integration.kafka_helpers import kafka_tool_lag
 from tests.jvm_guard import service_fixture
 

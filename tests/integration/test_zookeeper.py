@@ -16,8 +16,8 @@ import uuid
 
 import pytest
 from kazoo.client import KazooClient
-from streamctl.backends.zookeeper import ZooKeeperBackend
 
+from streamctl.backends.zookeeper import ZooKeeperBackend
 from streamctl.errors import StreamctlError
 from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 from tests.conftest import run_cli
@@ -222,7 +222,6 @@ def test_set_with_a_stale_version_is_refused(tmp_path, config, kazoo, scratch):
 def test_set_refuses_a_change_between_plan_and_write(sandbox, kazoo, scratch):
     """The version read at plan time is what ZooKeeper checks when the write arrives."""
     from streamctl.backends.zookeeper import ZnodeConflict
-
     from streamctl.zookeeper import plans as zk_ops
 
     kazoo.create(scratch, b"v0")

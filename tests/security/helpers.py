@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from confluent_kafka import Consumer, TopicPartition
+
 from streamctl.backends.kafka.cluster import KafkaBackend
 
 

@@ -18,9 +18,9 @@ from confluent_kafka.admin import (
     ResourcePatternType,
     ResourceType,
 )
+
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.authz import NotAuthorized
-
 from streamctl.sandbox.secure import MONITOR_ACLS, MONITOR_CONTEXT, MONITOR_USER
 from tests.security.helpers import one_error_line, unique
 

@@ -14,9 +14,9 @@ import json
 
 import httpx
 import pytest
+
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.zookeeper import ZooKeeperBackend
-
 from streamctl.demo.connect_worker import url
 from tests.cli_commands import mutating_commands
 from tests.security.helpers import one_error_line, topic_with_group, unique

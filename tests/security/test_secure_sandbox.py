@@ -9,9 +9,9 @@ import time
 
 import pytest
 import yaml
+
 from streamctl.backends.kafka.client import KafkaError
 from streamctl.backends.kafka.cluster import KafkaBackend
-
 from streamctl.config import load_config
 from streamctl.sandbox.secure import ADDONS_SKIPPED, SECRETS, SUMMARY
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from streamctl.backends.kafka.cluster import KafkaBackend
 
+from streamctl.backends.kafka.cluster import KafkaBackend
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.stack import Sandbox
 from tests.conftest import RunningSandbox, run_cli

@@ -3,12 +3,12 @@ builds, waiting for its workers, reading its tables, asking for an offset reset'
 
 from __future__ import annotations
 
-from streamctl.tui.app import StreamctlApp
-from streamctl.tui.screens.plan_dialog import PlanDialog
-from streamctl.tui.widgets.filter_table import FilterTable
 from textual.widgets import DataTable
 
 from streamctl.dashboard.source import make_dashboard
+from streamctl.tui.app import StreamctlApp
+from streamctl.tui.screens.plan_dialog import PlanDialog
+from streamctl.tui.widgets.filter_table import FilterTable
 from tests.faults.pilot import until
 
 

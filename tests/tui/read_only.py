@@ -3,9 +3,10 @@ its plan dialog; the plan dialog is a dry run (Execute disabled, and refused if 
 
 from __future__ import annotations
 
+from textual.widgets import Button
+
 from streamctl.tui.app import READ_ONLY_REFUSAL
 from streamctl.tui.screens.plan_dialog import PlanDialog
-from textual.widgets import Button
 
 
 async def settle(app, pilot) -> None:

@@ -12,7 +12,6 @@ from streamctl.backends.flume import status as flume_status
 from streamctl.backends.zookeeper import NoSuchZnode
 from streamctl.backends.zookeeper_data import parent_of, validate_path
 from streamctl.backends.zookeeper_ensemble import merge_answers
-
 from streamctl.flume.definition import sink_bindings
 from streamctl.flume.health import flume_health
 from streamctl.kafka.health import kafka_health

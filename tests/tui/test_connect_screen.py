@@ -11,16 +11,16 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from streamctl.backends.connect import ConnectUnreachable, _connector
+from streamctl.dashboard.source import make_dashboard
+from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
+from streamctl.model.connect import ConnectCluster
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.connect import ConnectScreen
 from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.widgets.health_card import HealthCard
-
-from streamctl.dashboard.source import make_dashboard
-from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
-from streamctl.model.connect import ConnectCluster
 from tests.faults.pilot import banner, card, describe, rows, until
 from tests.integration.kafka_helpers import free_address, write_context
 from tests.tui.read_only import preview_only

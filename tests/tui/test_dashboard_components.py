@@ -5,12 +5,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from streamctl.tui.app import StreamctlApp
-from streamctl.tui.screens.plan_dialog import PlanDialog
-from streamctl.tui.widgets.error_banner import ErrorBanner
 from textual.widgets import DataTable, Tree
 
 from streamctl.dashboard.source import make_dashboard
+from streamctl.tui.app import StreamctlApp
+from streamctl.tui.screens.plan_dialog import PlanDialog
+from streamctl.tui.widgets.error_banner import ErrorBanner
 from tests.faults.pilot import banner
 from tests.tui.read_only import preview_only
 from tests.tui.recorded import RecordedSource

@@ -10,15 +10,15 @@ import json
 import time
 
 import pytest
-from streamctl.backends.spark import CheckpointError, read_checkpoint
-from streamctl.tui.app import StreamctlApp
-from streamctl.tui.screens.jobs import JobsScreen
-from streamctl.tui.screens.plan_dialog import PlanDialog
 from textual.widgets import DataTable
 
+from streamctl.backends.spark import CheckpointError, read_checkpoint
 from streamctl.config import load_config
 from streamctl.dashboard.source import make_dashboard
 from streamctl.spark import launcher
+from streamctl.tui.app import StreamctlApp
+from streamctl.tui.screens.jobs import JobsScreen
+from streamctl.tui.screens.plan_dialog import PlanDialog
 from tests.tui.read_only import preview_only
 
 pytestmark = pytest.mark.integration

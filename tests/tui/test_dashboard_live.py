@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.widgets.health_card import HealthCard
-
 from tests.integration.kafka_helpers import commit, produce, unique, write_context
 from tests.tui.live_dashboard import app_for, open_reset_plan, rows, settle
 from tests.tui.read_only import preview_only

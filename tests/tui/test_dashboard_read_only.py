@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
-from streamctl.tui.screens.group_detail import GroupDetailScreen
-from streamctl.tui.screens.topic_detail import TopicDetailScreen
-from streamctl.tui.widgets.filter_table import FilterTable
 from textual.binding import Binding
 
 from streamctl.dashboard.source import make_dashboard
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
 from streamctl.spark import launcher
+from streamctl.tui.app import MUTATIONS, SCREENS, StreamctlApp
+from streamctl.tui.screens.group_detail import GroupDetailScreen
+from streamctl.tui.screens.topic_detail import TopicDetailScreen
+from streamctl.tui.widgets.filter_table import FilterTable
 from tests.integration.kafka_helpers import commit, produce, unique
 from tests.tui.read_only import preview_only
 

@@ -3,8 +3,9 @@ and a change of rows or order rebuilds the table keeping the cursor on its row."
 
 from __future__ import annotations
 
-from streamctl.tui.widgets.filter_table import ROWS_PER_SLICE, FilterTable
 from textual.app import App, ComposeResult
+
+from streamctl.tui.widgets.filter_table import ROWS_PER_SLICE, FilterTable
 
 
 class TableApp(App):

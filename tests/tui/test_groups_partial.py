@@ -8,7 +8,6 @@ from dataclasses import replace
 
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.widgets.error_banner import ErrorBanner
-
 from tests.tui.recorded import RecordedSource
 
 LISTING_TIMED_OUT = "consumer groups: listing consumer groups timed out"

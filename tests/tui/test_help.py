@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from textual.binding import Binding
+
 from streamctl.tui.app import SCREENS, StreamctlApp
 from streamctl.tui.screens.help import as_binding, help_markdown
-from textual.binding import Binding
 
 
 def test_every_screen_binding_is_in_the_help():

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import pytest
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
+
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class TableApp(App):

@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from textual.app import App
+from textual.widgets import Checkbox, Input, Label, Select
+
+from streamctl.dashboard.operations import OperationRequest
 from streamctl.tui.screens.dialogs.add_partitions import AddPartitionsDialog
 from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
 from streamctl.tui.screens.dialogs.form import FormDialog
 from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
-from textual.app import App
-from textual.widgets import Checkbox, Input, Label, Select
-
-from streamctl.dashboard.operations import OperationRequest
 
 
 class CallsSource:

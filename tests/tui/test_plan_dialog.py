@@ -4,14 +4,14 @@ cancels a worker still finishing would report a completed operation as cancelled
 from __future__ import annotations
 
 import pytest
-from streamctl.tui.app import READ_ONLY_REFUSAL
-from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
 from textual.app import App
 from textual.widgets import Button, DataTable
 from textual.worker import WorkerState
 
 from streamctl.errors import StreamctlError
 from streamctl.ops import Change, Plan
+from streamctl.tui.app import READ_ONLY_REFUSAL
+from streamctl.tui.screens.plan_dialog import OperationRequest, PlanDialog
 
 
 def one_change_plan() -> Plan:
@@ -102,7 +102,6 @@ def _lost_answer_run(reread):
     """An operation run through the plan core whose answer is lost after it was sent (its Kafka
     client crashed after the call began), then re-read by `reread`."""
     from streamctl.backends.kafka.client import KafkaAnswerLost
-
     from streamctl.ops import execute as run_plan
 
     def run(plan):
@@ -118,7 +117,6 @@ def _lost_answer_run(reread):
 
 async def test_an_unknown_outcome_is_shown_as_such_and_never_executed_again(tmp_path, monkeypatch):
     from streamctl.backends.kafka.client import KafkaError
-
     from streamctl.ops import audit
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

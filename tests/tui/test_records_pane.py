@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
+from streamctl.dashboard.source import make_dashboard
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.screens.topic_records import TopicRecordsScreen
-
-from streamctl.dashboard.source import make_dashboard
 from tests.faults.pilot import describe, rows, until
 from tests.integration.kafka_helpers import commit, ordered_producer, unique, write_context
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from streamctl.tui.app import StreamctlApp
 from streamctl.tui.widgets.error_banner import ErrorBanner
-
 from tests.tui.recorded import RecordedSource
 
 SIZE = (100, 30)

@@ -10,10 +10,10 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from streamctl.backends.spark import job_lag, observe_job, read_checkpoint
-from streamctl.tui.app import StreamctlApp
 from textual.widgets import DataTable, Static
 
+from streamctl.backends.spark import job_lag, observe_job, read_checkpoint
+from streamctl.tui.app import StreamctlApp
 from tests.tui.recorded import RecordedSource
 
 SPARK = Path(__file__).parent.parent / "fixtures" / "spark"

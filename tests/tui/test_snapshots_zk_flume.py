@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from streamctl.backends.zookeeper_data import join
-from streamctl.tui.app import StreamctlApp
 from textual.widgets import DataTable, Static, Tree
 
+from streamctl.backends.zookeeper_data import join
+from streamctl.tui.app import StreamctlApp
 from tests.tui.recorded import RecordedStackSource, znode_records
 
 SIZE = (100, 30)

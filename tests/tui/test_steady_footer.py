@@ -3,11 +3,12 @@ and rebuilds them when a key's state changes."""
 
 from __future__ import annotations
 
-from streamctl.tui.widgets.steady_footer import SteadyFooter
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Button
 from textual.widgets._footer import FooterKey
+
+from streamctl.tui.widgets.steady_footer import SteadyFooter
 
 
 class FooterApp(App):

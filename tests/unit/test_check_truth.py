@@ -206,6 +206,7 @@ def test_a_textfile_alone_leaves_stdout_empty_unless_a_format_is_asked():
 def test_failed_calls_to_a_closed_port_are_described_without_exception_names():
     import httpx
     import requests
+
     from streamctl.backends.failure import describe
 
     url = f"http://127.0.0.1:{dead_port()}/"

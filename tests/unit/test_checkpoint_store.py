@@ -7,6 +7,7 @@ import socket
 
 import pytest
 from pydantic import ValidationError
+
 from streamctl.backends.checkpoint_store import (
     CheckpointError,
     LocalStore,
@@ -17,7 +18,6 @@ from streamctl.backends.checkpoint_store import (
     store_for,
 )
 from streamctl.backends.spark import observe_job
-
 from streamctl.errors import UsageError
 from streamctl.spark.health import job_health
 from streamctl.spark.settings import SparkJob

@@ -4,6 +4,7 @@ partition has a leader and its full ISR (then min.insync.replicas only meets the
 from __future__ import annotations
 
 from confluent_kafka.admin import PartitionMetadata, TopicMetadata
+
 from streamctl.backends.kafka.cluster import _isr_full
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from streamctl.backends.connect import _connector, _http_reason
 
+from streamctl.backends.connect import _connector, _http_reason
 from streamctl.connect.collect import unassigned_ages
 from streamctl.connect.health import connect_health, unassigned_keys
 from streamctl.connect.plans import read_config_file

@@ -10,8 +10,8 @@ import socket
 import threading
 
 import pytest
-from streamctl.backends.connect import ConnectAnswerLost, ConnectBackend, ConnectUnreachable
 
+from streamctl.backends.connect import ConnectAnswerLost, ConnectBackend, ConnectUnreachable
 from streamctl.errors import AnswerLost
 
 

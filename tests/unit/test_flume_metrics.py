@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from streamctl.backends import flume
 
+from streamctl.backends import flume
 from streamctl.flume.history import MIN_BASELINE_AGE, History
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "flume"

@@ -7,6 +7,7 @@ import concurrent.futures
 from types import SimpleNamespace
 
 from confluent_kafka import KafkaError as KafkaErrorCode
+
 from streamctl.backends.kafka import cluster as kafka_backend
 from streamctl.backends.kafka.client import Deadline
 from streamctl.backends.kafka.cluster import list_groups

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from streamctl.backends import flume
-
 from streamctl.flume.health import flume_health
 from streamctl.model.health import Severity
 from streamctl.thresholds import Thresholds

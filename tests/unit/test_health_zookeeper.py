@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from streamctl.backends.zookeeper_ensemble import merge_answers
-
 from streamctl.model.health import Severity
 from streamctl.model.kafka import Broker, KafkaSnapshot, PartitionState, Topic
 from streamctl.thresholds import Thresholds

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka import KafkaException
+
 from streamctl.backends.kafka.authz import Acl, NotAuthorized, principal, refusal
 from streamctl.backends.kafka.client import KafkaError, call
 

@@ -10,6 +10,7 @@ import signal
 import time
 
 import pytest
+
 from streamctl.backends.kafka import client as kafka_client
 from streamctl.backends.kafka import isolated as kafka_isolated
 from streamctl.backends.kafka.client import KafkaAnswerLost, KafkaError

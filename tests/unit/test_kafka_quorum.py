@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.kafka.client import KafkaError
 from streamctl.backends.kafka.quorum import java_client_properties, parse_quorum
-
 from streamctl.kafka.quorum import quorum_health
 from streamctl.model.health import Severity
 from streamctl.model.kafka import Quorum

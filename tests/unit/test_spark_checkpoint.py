@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.spark import (
     CheckpointError,
     job_lag,

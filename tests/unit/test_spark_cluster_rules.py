@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.spark import observe_job
 from streamctl.backends.spark_master import _DetailLink, parse_master_json, read_cluster
-
 from streamctl.model.health import Severity
 from streamctl.spark.cluster_health import cluster_health
 from streamctl.spark.health import spark_health

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from streamctl.backends.spark import read_checkpoint, read_progress_tail
 
+from streamctl.backends.spark import read_checkpoint, read_progress_tail
 from streamctl.model.health import Severity
 from streamctl.model.spark import JobView, PartitionJobLag, ProgressSample, ProgressTail
 from streamctl.spark.health import spark_health

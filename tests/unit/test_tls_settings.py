@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from streamctl.backends.connect import ConnectError, ConnectTls, tls_context
 from streamctl.backends.kafka.client import KafkaError, tls_reason
 from streamctl.backends.kafka.quorum import _command_config, java_client_properties
-
 from streamctl.config import ConfigError, load_config
 from streamctl.sandbox import tls as sandbox_tls
 
@@ -185,8 +185,8 @@ def test_connect_tls_context_names_the_setting_of_a_bad_file(certs, tmp_path):
 def test_a_key_that_does_not_match_the_certificate_names_ssl_key_location(certs):
     """librdkafka loads the files when the client is made: its OpenSSL error, after the setting."""
     from confluent_kafka.admin import AdminClient
-    from streamctl.backends.kafka.client import new_client
 
+    from streamctl.backends.kafka.client import new_client
     from streamctl.errors import UsageError
 
     wrong_key = sandbox_tls.files(certs, "broker")[1]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from streamctl.backends.zookeeper_data import PathGlob, decode_data, hexdump, iso_ms, stat_dict, stat_rows, validate_path
 
+from streamctl.backends.zookeeper_data import PathGlob, decode_data, hexdump, iso_ms, stat_dict, stat_rows, validate_path
 from streamctl.errors import UsageError
 from streamctl.model.zookeeper import ZStat, perms_text
 
@@ -158,7 +158,6 @@ def test_double_star_spans_segments():
 
 def test_auth_sasl_and_tls_pass_through_to_kazoo(tmp_path):
     from streamctl.backends.zookeeper import ZooKeeperBackend
-
     from streamctl.zookeeper.settings import ZooKeeperSettings
 
     settings = ZooKeeperSettings.model_validate({
@@ -182,7 +181,6 @@ def test_auth_sasl_and_tls_pass_through_to_kazoo(tmp_path):
 
 def test_plain_settings_pass_nothing_extra():
     from streamctl.backends.zookeeper import ZooKeeperBackend
-
     from streamctl.zookeeper.settings import ZooKeeperSettings
 
     backend = ZooKeeperBackend.from_settings(ZooKeeperSettings(hosts="127.0.0.1:2181"), read_only=False)

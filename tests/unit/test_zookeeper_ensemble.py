@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from streamctl.backends.zookeeper_ensemble import (
     NOT_AVAILABLE,
     OK,
@@ -20,7 +21,6 @@ from streamctl.backends.zookeeper_ensemble import (
     parse_mntr,
     parse_srvr,
 )
-
 from streamctl.errors import UsageError
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zookeeper"

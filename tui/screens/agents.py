@@ -4,11 +4,12 @@ start and stop the highlighted agent through the plan dialog."""
 from __future__ import annotations
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 GAUGE_WIDTH = 10
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from streamctl.tui.messages import Loaded, LoadFailed
-from streamctl.tui.widgets.error_banner import ErrorBanner
-from streamctl.tui.widgets.steady_footer import SteadyFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
@@ -20,10 +17,14 @@ from textual.worker import get_current_worker
 
 from streamctl.dashboard.source import DashboardSource
 from streamctl.errors import StreamctlError
+from streamctl.tui.messages import Loaded, LoadFailed
+from streamctl.tui.widgets.error_banner import ErrorBanner
+from streamctl.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:
-    from streamctl.tui.app import StreamctlApp
     from textual import getters
+
+    from streamctl.tui.app import StreamctlApp
 
 
 class DataScreen(Screen):

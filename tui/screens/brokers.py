@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import ComposeResult
 from textual.widgets import DataTable
 
 from streamctl.errors import StreamctlError
 from streamctl.model.kafka import broker_roles
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class BrokersScreen(DataScreen):

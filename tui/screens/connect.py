@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 COLUMNS = ["connector", "type", "state", "tasks", "failed", "class", "topics", "worker"]
 STATE_STYLE = {"RUNNING": "green", "PAUSED": "yellow", "STOPPED": "yellow", "FAILED": "bold red",

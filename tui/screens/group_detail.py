@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from rich.markup import escape
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from streamctl.errors import UsageError
 from streamctl.model.kafka import type_label
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class GroupDetailScreen(DataScreen):

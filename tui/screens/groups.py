@@ -7,10 +7,6 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.error_banner import ErrorBanner
-from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.sparkline import sparkline
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +16,10 @@ from streamctl.model.health import Severity
 from streamctl.model.kafka import type_label
 from streamctl.model.pipeline import eta_text
 from streamctl.pipeline.estimate import DrainEstimator
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.error_banner import ErrorBanner
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.sparkline import sparkline
 
 COLUMNS = ["group", "type", "state", "members", "topics", "lag", "lag (s)", "trend", "drains", "status"]
 DRAIN_STYLE = {Severity.OK: "", Severity.WARN: "yellow", Severity.CRIT: "bold red", Severity.UNKNOWN: "dim"}

@@ -8,11 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.screens.groups import DRAIN_STYLE
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +16,11 @@ from textual.widgets import DataTable, Static
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import eta_text
 from streamctl.pipeline.estimate import DrainEstimator
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.screens.groups import DRAIN_STYLE
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag", "drains"]
 STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}

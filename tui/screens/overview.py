@@ -10,10 +10,6 @@ from __future__ import annotations
 import sys
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.health_card import HealthCard
-from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -22,6 +18,10 @@ from textual.widgets import Tree
 from streamctl import systems
 from streamctl.check.render import component_states
 from streamctl.model.health import Severity
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.health_card import HealthCard
+from streamctl.tui.widgets.pipeline_flow import PipelineFlow
 
 # One card per system that declares one (the registry, streamctl/systems.py), in its order.
 COMPONENTS = tuple(card.component for card in systems.cards())

@@ -5,14 +5,14 @@ refreshes. Enter opens the screen of the hop's reader (or writer)."""
 from __future__ import annotations
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.filter_table import FilterTable
 from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable
 
 from streamctl.model.pipeline import SCREENS, eta_text
 from streamctl.pipeline.health import hop_name
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
 
 COLUMNS = ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains"]
 HEALTH_STYLE = {"OK": "green", "WARN": "yellow", "CRIT": "bold red", "UNKNOWN": "magenta"}

@@ -19,8 +19,6 @@ from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -30,6 +28,8 @@ from textual.worker import Worker, WorkerState
 
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import OutcomeUnknown, StreamctlError
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 @dataclass

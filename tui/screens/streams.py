@@ -8,10 +8,6 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.screens.groups import DRAIN_STYLE
-from streamctl.tui.widgets.filter_table import FilterTable
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
@@ -20,6 +16,10 @@ from streamctl.model.health import Severity
 from streamctl.model.pipeline import eta_text
 from streamctl.model.streams import IDLE, STOPPED
 from streamctl.pipeline.estimate import DrainEstimator
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.screens.groups import DRAIN_STYLE
+from streamctl.tui.widgets.filter_table import FilterTable
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 COLUMNS = ["app", "status", "group state", "instances", "threads", "inputs", "internal topics", "lag", "drains"]
 STATUS_STYLE = {"RUNNING": "green", "REBALANCING": "cyan", "STOPPED": "bold red", "IDLE": "yellow"}

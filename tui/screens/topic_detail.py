@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from rich.markup import escape
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -15,6 +12,9 @@ from textual.widgets import DataTable, Static
 
 from streamctl.errors import UsageError
 from streamctl.kafka import serialize
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 
 class TopicDetailScreen(DataScreen):

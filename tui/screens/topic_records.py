@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 
 from rich.markup import escape
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +14,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Static
 
 from streamctl.errors import UsageError
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 LATEST = 20
 

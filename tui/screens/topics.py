@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from rich.text import Text
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.filter_table import FilterTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
+
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.filter_table import FilterTable
 
 COLUMNS = ["topic", "partitions", "rf", "URP", "offline", "under-min-ISR", "messages", "retention"]
 

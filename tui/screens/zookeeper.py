@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from rich.markup import escape
 from rich.text import Text
-from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
-from streamctl.tui.screens.base import DataScreen
-from streamctl.tui.widgets.cells import cell
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static, Tree
 
+from streamctl.backends.zookeeper_data import decode_data, join, stat_rows
 from streamctl.dashboard.source import ZnodeReader
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.zookeeper import Subscription
+from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.cells import cell
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 # A KRaft cluster has no ZooKeeper; a ZooKeeper-mode context may leave it out too.
 NOT_CONFIGURED = "no zookeeper section in this context (a KRaft-mode cluster has no ZooKeeper)"

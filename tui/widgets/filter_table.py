@@ -11,13 +11,14 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
-from streamctl.tui.widgets.literal_table import LiteralTable
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input
 from textual.widgets.data_table import CellDoesNotExist
+
+from streamctl.tui.widgets.literal_table import LiteralTable
 
 ROWS_PER_SLICE = 60
 

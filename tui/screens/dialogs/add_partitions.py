@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog, whole_number
 from textual.app import ComposeResult
 from textual.widgets import Input
 
 from streamctl.dashboard.operations import OperationRequest
+from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog, whole_number
 
 
 class AddPartitionsDialog(FormDialog):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog
 from textual.app import ComposeResult
 from textual.widgets import Input
 
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import UsageError
+from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog
 
 
 class AlterConfigDialog(FormDialog):

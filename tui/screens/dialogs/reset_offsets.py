@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog, whole_number
 from textual.app import ComposeResult
 from textual.widgets import Input, Select
 
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import UsageError
+from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog, whole_number
 
 RESET_MODES = [("to earliest", "to-earliest"), ("to latest", "to-latest"), ("to offset N", "to-offset"),
                ("to datetime (ISO 8601)", "to-datetime"), ("by duration (1h, 30m, PT1H)", "by-duration"),

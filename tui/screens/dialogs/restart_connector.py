@@ -4,11 +4,11 @@ what FAILED."""
 from __future__ import annotations
 
 from rich.markup import escape
-from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog
 from textual.app import ComposeResult
 from textual.widgets import Checkbox
 
 from streamctl.dashboard.operations import OperationRequest
+from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog
 
 
 class RestartConnectorDialog(FormDialog):
