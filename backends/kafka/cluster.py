@@ -14,12 +14,10 @@ import concurrent.futures
 import re
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
@@ -34,10 +32,11 @@ from streamctl.backends.kafka.client import (
     socket_timeout_ms,
     tls_reason,
 )
+from streamctl.backends.kafka.group_reads import committed_offsets, describe_groups, listed_groups
+from streamctl.backends.kafka.record_times import probe_consumer, with_lag_seconds
 from streamctl.model.kafka import (
     Broker,
     ConsumerGroup,
-    GroupMember,
     KafkaSnapshot,
     PartitionLag,
     PartitionState,
@@ -46,7 +45,6 @@ from streamctl.model.kafka import (
 
 KEY_CONFIGS = ("min.insync.replicas", "retention.ms", "retention.bytes", "cleanup.policy",
                "max.message.bytes", "segment.bytes")
-GROUP_OFFSETS_CONCURRENCY = 32
 EARLIEST, LATEST = -2, -1  # ListOffsets' special timestamps
 
 
@@ -196,7 +194,7 @@ class KafkaBackend:
         deadline = deadline or Deadline(self.timeout)
         errors: list[str] = []
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=12, thread_name_prefix="kafka-snapshot")
-        probe = self._probe_consumer()
+        probe = probe_consumer(self.client_config, self.timeout)
         stuck: list[concurrent.futures.Future] = []  # offset reads still inside `probe`
         try:
             groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter,
@@ -209,7 +207,7 @@ class KafkaBackend:
             snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
             lags = _lags(committed, earliest, latest) if groups else []
             if lag_time:
-                lags = self._lag_seconds(probe, lags, deadline, errors, known_record_times or {})
+                lags = with_lag_seconds(probe, lags, deadline, errors, known_record_times or {})
         finally:
             # A failed metadata call must not wait for the group reads still in flight.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -226,7 +224,7 @@ class KafkaBackend:
         read alongside (a failed listing leaves only those)."""
         known = {g for g in known if keep(g)}
         try:
-            listed = self._listed_groups(deadline, errors, keep)
+            listed = listed_groups(self._admin, deadline, errors, keep)
         except KafkaError as exc:
             if not known:
                 raise
@@ -234,8 +232,9 @@ class KafkaBackend:
             listed = ()
         unlisted = sorted(known - {g.id for g in listed})
         recovered = pool.submit(self._known_unlisted, unlisted, deadline, errors) if unlisted else None
-        described = pool.submit(self._describe_groups, [g.id for g in listed], deadline, errors) if members else None
-        committed = self._committed([g.id for g in listed] + unlisted, deadline, errors) if offsets else {}
+        described = (pool.submit(describe_groups, self._admin, [g.id for g in listed], deadline, errors)
+                     if members else None)
+        committed = committed_offsets(self._admin, [g.id for g in listed] + unlisted, deadline, errors) if offsets else {}
         read_at = time.time() if offsets else None
         # A group whose describe failed (its coordinator moving) is still a group: it keeps
         # what the listing said of it; the failure is in `errors`.
@@ -249,7 +248,7 @@ class KafkaBackend:
         """Known groups the listing missed, described: those the cluster no longer has (DEAD, or
         not found) are dropped; one whose describe failed is kept in state UNKNOWN."""
         gone: set[str] = set()
-        found = {g.id: g for g in self._describe_groups(ids, deadline, errors, gone)}
+        found = {g.id: g for g in describe_groups(self._admin, ids, deadline, errors, gone)}
         kept = (found.get(g, ConsumerGroup(id=g, state="UNKNOWN")) for g in ids if g not in gone)
         return tuple(g for g in kept if g.state != "DEAD")
 
@@ -322,164 +321,6 @@ class KafkaBackend:
             elif tp.offset >= 0:
                 offsets[(tp.topic, tp.partition)] = tp.offset
         return offsets
-
-    def _listed_groups(self, deadline: Deadline, errors: list[str],
-                       keep: Callable[[str], bool]) -> tuple[ConsumerGroup, ...]:
-        """The kept groups as the listing has them (id, state, type), sorted by id."""
-        listing = list_groups(self._admin, deadline)
-        errors += [f"listing groups: {reason(e)}" for e in listing.errors]
-        return tuple(ConsumerGroup(id=g.group_id, state=_enum_name(g.state) or "UNKNOWN",
-                                   type=_enum_name(getattr(g, "type", None)) or None)
-                     for g in sorted(listing.valid, key=lambda g: g.group_id) if keep(g.group_id))
-
-    def _describe_groups(self, ids: list[str], deadline: Deadline, errors: list[str],
-                         missing: set[str] | None = None):
-        """The groups that could be described. With `missing`, a group the cluster does not
-        know goes there, not to `errors`."""
-        if not ids:
-            return ()
-        futures = self._admin.describe_consumer_groups(ids, request_timeout=deadline.left("describe_consumer_groups"))
-        groups = []
-        for group_id, future in sorted(futures.items()):
-            try:
-                d = future.result(timeout=deadline.left("describe_consumer_groups"))
-            except (KafkaException, concurrent.futures.TimeoutError) as exc:
-                if missing is not None and _error_code(exc) == KafkaErrorCode.GROUP_ID_NOT_FOUND:
-                    missing.add(group_id)
-                else:
-                    errors.append(f"group {group_id}: {reason(exc)}")
-                continue
-            groups.append(ConsumerGroup(
-                id=d.group_id,
-                state=_enum_name(d.state),
-                type=_enum_name(getattr(d, "type", None)) or None,
-                protocol=d.partition_assignor or None,
-                coordinator=d.coordinator.id if d.coordinator else None,
-                members=tuple(
-                    GroupMember(m.member_id, m.client_id, m.host, tuple(
-                        (tp.topic, tp.partition) for tp in (m.assignment.topic_partitions if m.assignment else [])))
-                    for m in d.members
-                ),
-            ))
-        return tuple(groups)
-
-    def _committed(self, group_ids: Iterable[str], deadline: Deadline, errors: list[str]):
-        """{group: {(topic, partition): offset}}; one request per group, at most N in flight."""
-        pending = list(group_ids)
-        results: dict[str, dict[tuple[str, int], int]] = {}
-        in_flight: dict[concurrent.futures.Future, str] = {}
-        while pending or in_flight:
-            while pending and len(in_flight) < GROUP_OFFSETS_CONCURRENCY:
-                group_id = pending.pop()
-                futures = self._admin.list_consumer_group_offsets(
-                    [ConsumerGroupTopicPartitions(group_id)],
-                    request_timeout=deadline.left("list_consumer_group_offsets"))
-                in_flight[futures[group_id]] = group_id
-            done, _ = concurrent.futures.wait(in_flight, timeout=deadline.left("list_consumer_group_offsets"),
-                                              return_when=concurrent.futures.FIRST_COMPLETED)
-            if not done:  # the groups still waiting cost only themselves
-                errors += [f"offsets of group {g}: no answer within the deadline"
-                           for g in [*in_flight.values(), *pending]]
-                break
-            for future in done:
-                group_id = in_flight.pop(future)
-                try:
-                    answer = future.result()
-                except KafkaException as exc:
-                    errors.append(f"offsets of group {group_id}: {reason(exc)}")
-                    continue
-                results[group_id] = {(tp.topic, tp.partition): tp.offset
-                                     for tp in answer.topic_partitions if tp.offset >= 0}
-        return results
-
-    def _lag_seconds(self, probe: Consumer, lags: list[PartitionLag], deadline: Deadline,
-                     errors: list[str], known: Mapping[tuple[str, int, int], float]) -> list[PartitionLag]:
-        """For lagging partitions: now - timestamp of the record at the committed offset."""
-        lagging = {(l.topic, l.partition, l.committed) for l in lags if l.lag and l.committed is not None}
-        # Below the log start the read answers the oldest record left, not the one once known.
-        below_start = {(l.topic, l.partition, l.committed) for l in lags if l.below_log_start}
-        stamps = {key: known[key] for key in lagging - below_start if key in known}
-        if unread := lagging - stamps.keys():
-            try:
-                stamps.update(self._record_timestamps(probe, unread, deadline))
-            except KafkaError as exc:
-                errors.append(f"lag in time: {exc}")
-        now = time.time()
-        out = []
-        for l in lags:
-            ts = stamps.get((l.topic, l.partition, l.committed)) if l.committed is not None else None
-            if ts is not None and l.lag:
-                l = replace(l, lag_seconds=max(0.0, now - ts), lag_seconds_source="record", record_time=ts)
-            out.append(l)
-        return out
-
-    def _probe_consumer(self) -> Consumer:
-        """One consumer per snapshot for the offset and record reads: assign() only, it never
-        joins its (random) group or commits."""
-        return new_client(Consumer, {
-            **self.client_config,
-            "group.id": f"streamctl-probe-{uuid.uuid4().hex[:8]}",
-            "enable.auto.commit": "false",
-            "enable.partition.eof": "false",
-            # Log-end offsets as the Admin API and Kafka's tools report them (not the LSO).
-            "isolation.level": "read_uncommitted",
-            # A committed offset deleted by retention reads from the oldest record left.
-            "auto.offset.reset": "earliest",
-            "fetch.max.bytes": str(4 * 1024 * 1024),
-            "max.partition.fetch.bytes": str(64 * 1024),
-            # One record per partition is all it needs: no prefetch queue (librdkafka keeps up
-            # to 64 MB per client by default, which would stay in the process's heap).
-            "queued.min.messages": "1",
-            "queued.max.messages.kbytes": "1024",
-            # Ask for data without lingering: a partition's first fetch answers immediately,
-            # and a partition that already delivered never holds back the others.
-            "fetch.wait.max.ms": "5",
-            "fetch.queue.backoff.ms": "0",
-            "socket.timeout.ms": socket_timeout_ms(self.timeout),
-            "log_level": "0",
-        })
-
-    def _record_timestamps(self, probe: Consumer, wanted: set[tuple[str, int, int]], deadline: Deadline) -> dict:
-        """Timestamps (seconds) of the records at the given offsets, through the probe consumer.
-
-        A compacted or deleted offset yields the next record that exists: an upper bound on
-        the record's age would need the missing record, so lag in time is then a lower bound.
-        """
-        pending: dict[tuple[str, int], list[int]] = {}
-        for topic, partition, committed in sorted(wanted):
-            pending.setdefault((topic, partition), []).append(committed)
-        stamps: dict[tuple[str, int, int], float] = {}
-        ends = time.monotonic() + deadline.left("reading record timestamps")
-        # A partition several groups read at different offsets takes one round per offset.
-        while pending and ends - time.monotonic() > 0.05:
-            round_offsets = {tp: offsets.pop(0) for tp, offsets in pending.items()}
-            pending = {tp: offsets for tp, offsets in pending.items() if offsets}
-            stamps.update(self._read_round(probe, round_offsets, ends))
-        return stamps
-
-    @staticmethod
-    def _read_round(probe: Consumer, offsets: dict[tuple[str, int], int], ends: float) -> dict:
-        stamps = {}
-        try:
-            probe.assign([TopicPartition(t, p, o) for (t, p), o in offsets.items()])
-            missing = set(offsets)
-            while missing and (left := ends - time.monotonic()) > 0.05:
-                # poll() wakes with the first record to arrive; consume(n, timeout) would wait out
-                # its whole timeout whenever fewer than n records came (1 s a round).
-                first = probe.poll(min(1.0, left))
-                if first is None:
-                    continue
-                for message in (first, *probe.consume(num_messages=500, timeout=0)):
-                    key = (message.topic(), message.partition())
-                    if message.error() or key not in missing:
-                        continue
-                    missing.discard(key)
-                    _, ts = message.timestamp()
-                    if ts > 0:
-                        stamps[(key[0], key[1], offsets[key])] = ts / 1000.0
-        finally:
-            probe.unassign()
-        return stamps
 
     # ---- topic creation (the sandbox and tests use it; operations live in admin.py) ----
 
@@ -558,47 +399,6 @@ def _lags(committed: dict[str, dict[tuple[str, int], int]], earliest: dict, late
         for group, offsets in sorted(committed.items())
         for (topic, partition), offset in sorted(offsets.items())
     ]
-
-
-# A broker loading its __consumer_offsets partitions (after a restart, or when a leadership
-# moves to it) answers ListGroups with these for a few seconds: its groups exist, unlisted.
-_LISTING_RETRIABLE = {KafkaErrorCode.COORDINATOR_LOAD_IN_PROGRESS, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
-                      KafkaErrorCode.NOT_COORDINATOR}
-LISTING_RETRY_PAUSE = 0.5
-LISTING_ANSWER_MARGIN = 0.5  # seconds
-
-
-def list_groups(admin: AdminClient, deadline: Deadline):
-    """list_consumer_groups, asked again while a broker is still loading its groups (for at most
-    one call's timeout, and while the deadline leaves a call's worth); the answer's errors are
-    what never settled."""
-    give_up = time.monotonic() + deadline.per_call
-    if deadline.ends is not None:
-        give_up = min(give_up, deadline.ends - 1.0)  # a second kept for the rest of the snapshot
-    while True:
-        wait = deadline.left("list_consumer_groups")
-        # The brokers' requests time out first, so a broker that does not answer costs only its
-        # own groups (an error in the answer), not the whole listing.
-        listing = call(lambda: admin.list_consumer_groups(
-            request_timeout=max(0.1, wait - LISTING_ANSWER_MARGIN)).result(timeout=wait),  # noqa: B023 - called at once
-            "listing consumer groups")
-        loading = any(_error_code(e) in _LISTING_RETRIABLE for e in listing.errors)
-        pause_ends = time.monotonic() + LISTING_RETRY_PAUSE
-        if not loading or pause_ends > give_up:
-            return listing
-        time.sleep(LISTING_RETRY_PAUSE)
-
-
-def _error_code(error):
-    """The code of a KafkaException or of a bare KafkaError (a listing's errors are those)."""
-    if hasattr(error, "code"):
-        return error.code()
-    err: Any = error.args[0] if getattr(error, "args", None) else None  # a KafkaError value
-    return err.code() if hasattr(err, "code") else None
-
-
-def _enum_name(value) -> str:
-    return getattr(value, "name", "") or ("" if value is None else str(value))
 
 
 def _int(value: str | None) -> int | None:

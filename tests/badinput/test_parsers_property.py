@@ -196,13 +196,14 @@ def test_config_nested_deeply(text):
        st.floats(min_value=1e-9, max_value=1e12))
 def test_kafka_client_from_any_loaded_config_is_built_or_refused_in_one_line(properties, timeout):
     from streamctl.backends.kafka.cluster import KafkaBackend
+    from streamctl.backends.kafka.record_times import probe_consumer
 
     text = yaml.safe_dump({"current-context": "p", "contexts": {"p": {"kafka": {
         "bootstrap_servers": "127.0.0.1:9", "timeout": timeout, "properties": properties}}}})
     with refused_in_one_line():
         ctx = config.load_config(scratch("kafka.yaml", text)).context()
         backend = KafkaBackend(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
-        backend._probe_consumer().close()  # the snapshot's consumer takes the same settings
+        probe_consumer(backend.client_config, backend.timeout).close()  # the snapshot's consumer: same settings
 
 
 # ---- Flume properties --------------------------------------------------------------------------

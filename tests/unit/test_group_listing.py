@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 from confluent_kafka import KafkaError as KafkaErrorCode
 
-from streamctl.backends.kafka import cluster as kafka_backend
+from streamctl.backends.kafka import group_reads as kafka_backend
 from streamctl.backends.kafka.client import Deadline
-from streamctl.backends.kafka.cluster import list_groups
+from streamctl.backends.kafka.group_reads import list_groups
 
 
 class _Listings:
