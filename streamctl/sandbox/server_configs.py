@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from streamctl.atomic import write_atomic
 from streamctl.jvm.java import log4j2_console
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import tls as sandbox_tls
@@ -20,6 +21,35 @@ log4j.logger.org.apache.zookeeper=WARN
 """
 
 LOG4J2 = log4j2_console({"request": "kafka.request.logger", "state": "state.change.logger"})
+
+ZOOKEEPER_HEAP = "128m"
+BROKER_HEAP = "512m"
+
+
+def write_service_configs(root: Path, classpath: str, state: SandboxState, jvm_flags: list[str]) -> None:
+    """Each ZooKeeper and broker service's properties and log4j file under root/conf, and its
+    argv (into `state`, which the caller saves)."""
+    conf = root / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    if state.mode == "kraft":
+        (conf / "log4j2.properties").write_text(LOG4J2)
+        log_flag = f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}"
+    else:
+        (conf / "log4j.properties").write_text(LOG4J1)
+        log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
+    jaas = sandbox_secure.write_jaas_files(root) if state.secure else {}
+    for service in state.services:
+        path = conf / f"{service.name}.properties"
+        if service.role == "zookeeper":
+            path.write_text(zookeeper_properties(root, service, state.admin_port, state.secure))
+            main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
+        else:
+            # 0600: a --tls broker's file holds its private key (a PEM keystore).
+            write_atomic(path, broker_properties(root, service, state), mode=0o600)
+            main, heap = "kafka.Kafka", BROKER_HEAP
+        flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
+        service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *jvm_flags, *flags, log_flag,
+                        "-cp", classpath, main, str(path)]
 
 
 def zookeeper_properties(root: Path, service: Service, admin_port: int | None, secure: bool = False) -> str:

@@ -8,13 +8,10 @@ The CLI, the demo and the pytest fixtures all run through this one class.
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import socket
-import subprocess
 import time
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -27,16 +24,14 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
 from streamctl.jvm.java import java as _java
+from streamctl.sandbox import kraft_storage, server_configs
 from streamctl.sandbox import secure as sandbox_secure
-from streamctl.sandbox import server_configs
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.addons import addons
 from streamctl.sandbox.state import SandboxState, Service, ServiceStatus, StateLock
 
 Report = Callable[[str], None]
 
-ZOOKEEPER_HEAP = "128m"
-BROKER_HEAP = "512m"
 START_TIMEOUT = 180.0
 ROLE_TITLES = {"zookeeper": "ZooKeeper", "broker": "the brokers"}
 STOP_GRACE = 20.0
@@ -193,7 +188,7 @@ class Sandbox:
         state = SandboxState(mode="kraft" if kraft else "zookeeper", brokers=brokers,
                              services=services, admin_port=admin_port)
         if kraft:
-            state.cluster_id = new_cluster_id()
+            state.cluster_id = kraft_storage.new_cluster_id()
         return state
 
     def _previous_ports(self) -> list[int]:
@@ -206,29 +201,8 @@ class Sandbox:
         return str(self.root / "logs" / f"{name}.log")
 
     def _write_configs(self, state: SandboxState) -> None:
-        conf = self.root / "conf"
-        conf.mkdir(parents=True, exist_ok=True)
-        artifact_set = self._artifact_sets(state.mode == "kraft")[0]
-        cp = maven.classpath(artifact_set, self.jars_root)
-        if state.mode == "kraft":
-            (conf / "log4j2.properties").write_text(server_configs.LOG4J2)
-            log_flag = f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}"
-        else:
-            (conf / "log4j.properties").write_text(server_configs.LOG4J1)
-            log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
-        jaas = sandbox_secure.write_jaas_files(self.root) if state.secure else {}
-        for service in state.services:
-            path = conf / f"{service.name}.properties"
-            if service.role == "zookeeper":
-                path.write_text(server_configs.zookeeper_properties(self.root, service, state.admin_port, state.secure))
-                main, heap = "org.apache.zookeeper.server.quorum.QuorumPeerMain", ZOOKEEPER_HEAP
-            else:
-                # 0600: a --tls broker's file holds its private key (a PEM keystore).
-                write_atomic(path, server_configs.broker_properties(self.root, service, state), mode=0o600)
-                main, heap = "kafka.Kafka", BROKER_HEAP
-            flags = [sandbox_secure.jaas_flag(jaas[service.role])] if service.role in jaas else []
-            service.argv = ["java", "-Xms64m", f"-Xmx{heap}", *JVM_FLAGS, *flags, log_flag,
-                            "-cp", cp, main, str(path)]
+        classpath = maven.classpath(self._artifact_sets(state.mode == "kraft")[0], self.jars_root)
+        server_configs.write_service_configs(self.root, classpath, state, JVM_FLAGS)
         self._save(state)
 
     def _create_scram_users(self, state: SandboxState, java: str) -> None:
@@ -239,27 +213,9 @@ class Sandbox:
         self._save(state)
 
     def _format_storage(self, state: SandboxState, java: str) -> None:
-        """KRaft nodes need their log dirs formatted with the cluster id before first start."""
         self.report("formatting KRaft storage")
-        cp = maven.classpath(maven.KAFKA_KRAFT, self.jars_root)
-        cluster_id = state.cluster_id
-        assert cluster_id is not None  # a KRaft sandbox's state has one
-
-        def format_one(service: Service) -> subprocess.CompletedProcess:
-            return subprocess.run(
-                [java, "-Xmx128m", *JVM_FLAGS, "-cp", cp, "kafka.tools.StorageTool", "format",
-                 "-t", cluster_id, "-c", str(self.root / "conf" / f"{service.name}.properties"),
-                 "--ignore-formatted"],
-                capture_output=True, text=True, timeout=120,
-            )
-
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            for service, result in zip(state.by_role("broker"),
-                                       pool.map(format_one, state.by_role("broker"))):
-                if result.returncode != 0:
-                    lines = (result.stderr or result.stdout).strip().splitlines()
-                    raise StreamctlError(f"formatting {service.name} failed: "
-                                         f"{lines[-1] if lines else result.returncode}")
+        kraft_storage.format_storage(self.root, maven.classpath(maven.KAFKA_KRAFT, self.jars_root), state, java,
+                                     JVM_FLAGS)
 
     def _start(self, state: SandboxState, service: Service, java: str) -> None:
         self.report(f"starting {service.name}" + (f" on 127.0.0.1:{service.port}" if service.port else ""))
@@ -460,16 +416,6 @@ class Sandbox:
         if wipe and self.root.exists():
             shutil.rmtree(self.root)
         return killed
-
-
-def new_cluster_id() -> str:
-    """A random KRaft cluster id as Kafka's own Uuid.randomUuid makes them: URL-safe base64 of 16
-    bytes, never starting with '-' (one in 64 did, and kafka-storage then read `-t -xyz...` as a
-    missing argument: the sandbox failed to start)."""
-    while True:
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        if not cluster_id.startswith("-"):
-            return cluster_id
 
 
 def _shape(state: SandboxState) -> str:
