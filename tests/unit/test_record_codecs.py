@@ -12,8 +12,6 @@ from hypothesis import strategies as st
 
 from streamctl.errors import UsageError
 from streamctl.kafka.records.formats import (
-    MASK,
-    Masker,
     RecordFilter,
     parse_json_lines,
     parse_lines,
@@ -21,6 +19,7 @@ from streamctl.kafka.records.formats import (
     preview,
     to_json_line,
 )
+from streamctl.kafka.records.masking import MASK, Masker
 from streamctl.model.records import Record
 
 maybe_bytes = st.none() | st.binary(max_size=64)

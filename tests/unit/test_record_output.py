@@ -10,7 +10,8 @@ import json
 import pytest
 
 from streamctl.kafka.records.commands import write_records
-from streamctl.kafka.records.formats import MASK, Masker, RecordFilter
+from streamctl.kafka.records.formats import RecordFilter
+from streamctl.kafka.records.masking import MASK, Masker
 from streamctl.model.records import Record
 
 

@@ -15,7 +15,8 @@ def latest(backend, topic: str, last: int = 20, offset: int | None = None, from_
     """The last `last` records of each partition (or from `offset` / `from_time`), newest last,
     keeping those whose value contains `value`."""
     from streamctl.backends.kafka.records import RecordReader
-    from streamctl.kafka.records.formats import Masker, RecordFilter, parse_time, start_offsets
+    from streamctl.kafka.records.formats import RecordFilter, parse_time, start_offsets
+    from streamctl.kafka.records.masking import Masker
 
     keep = RecordFilter.parse(value=value or None)
     masker = Masker.from_config(mask)
@@ -37,7 +38,7 @@ def at_offsets(backend, positions: dict[tuple[str, int], int],
                mask: tuple[str, ...] = ()) -> dict[tuple[str, int], Record | None]:
     """The record at each (topic, partition)'s offset: None where there is none yet."""
     from streamctl.backends.kafka.records import RecordReader
-    from streamctl.kafka.records.formats import Masker
+    from streamctl.kafka.records.masking import Masker
 
     masker = Masker.from_config(mask)
     out: dict[tuple[str, int], Record | None] = {}

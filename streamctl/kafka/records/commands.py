@@ -94,12 +94,12 @@ def topics_read(session: Session, topic: str, selection, limit, max_bytes, follo
       streamctl topics read weblogs --from-time -1h --value-regex 'status=5..' -o json
       streamctl topics read weblogs -f --header trace-id
     """
-    from streamctl.kafka.records import formats
+    from streamctl.kafka.records.masking import Masker
 
     keep = selection.keep()
     with _reader(session) as (ctx, reader):
         starts = selection.starts(reader, topic)
-        masker = formats.Masker.from_config(ctx.records.mask)
+        masker = Masker.from_config(ctx.records.mask)
         if max_bytes is None and output == "table":
             max_bytes = TABLE_MAX_BYTES
         # A table waits for its last row: when following, each record is printed as it comes.

@@ -37,7 +37,8 @@ def peek(ctx, group: str, partition_specs, count: int) -> list[PeekView]:
     from streamctl.backends.kafka.client import KafkaError
     from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.backends.kafka.records import RecordReader
-    from streamctl.kafka.records.formats import Masker, partition_spec
+    from streamctl.kafka.records.formats import partition_spec
+    from streamctl.kafka.records.masking import Masker
 
     wanted = [partition_spec(s) for s in partition_specs]
     try:
