@@ -96,7 +96,7 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
 def _context_line(session: Session) -> str:
     """Where the context went, and how to use it when another one stays current."""
     from streamctl.config import load_config
-    from streamctl.sandbox.stack import CONTEXT
+    from streamctl.sandbox.context import CONTEXT
 
     path = session.config_path
     current = load_config(path).current_context

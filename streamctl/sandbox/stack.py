@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,8 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
 from streamctl.jvm.java import java as _java
-from streamctl.sandbox import kraft_storage, server_configs
+from streamctl.sandbox import context as sandbox_context
+from streamctl.sandbox import kraft_storage, probes, server_configs
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.addons import addons
@@ -36,8 +36,6 @@ START_TIMEOUT = 180.0
 ROLE_TITLES = {"zookeeper": "ZooKeeper", "broker": "the brokers"}
 STOP_GRACE = 20.0
 
-CONTEXT = "sandbox"  # the context `up` writes
-MANAGED_BY = "streamctl-sandbox"  # its mark: a context without it is the user's, never replaced
 
 JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
              "-Djava.awt.headless=true"]
@@ -244,7 +242,7 @@ class Sandbox:
         if addon is not None:
             return all(addon.ready(self, state, s) for s in state.by_role(role) if not s.stopped)
         if role == "zookeeper":
-            return all(zookeeper_mode(s.port) for s in state.by_role(role))
+            return all(probes.zookeeper_mode(s.port) for s in state.by_role(role))
         expected = {s.node_id for s in state.by_role("broker") if not s.stopped}
         return self.registered_brokers(state) >= expected
 
@@ -307,32 +305,11 @@ class Sandbox:
 
     def check_context_replaceable(self) -> None:
         """Refuse, before a service starts, a `sandbox` context that the user wrote."""
-        from streamctl.config.write import check_context_replaceable
-
-        check_context_replaceable(CONTEXT, MANAGED_BY, path=self.config_path)
+        sandbox_context.check_replaceable(self.config_path)
 
     def write_context(self, state: SandboxState) -> bool:
-        """Write (or rewrite) the `sandbox` context; it becomes current-context only in a file
-        that names none. Returns whether it is the current context."""
-        from streamctl.config.write import save_context
-
-        context: dict = {"kafka": {"bootstrap_servers": state.bootstrap_servers,
-                                   "expected_brokers": state.brokers, "timeout": 10.0}}
-        if state.zookeeper_hosts:
-            context["zookeeper"] = {"hosts": state.zookeeper_hosts,
-                                    "admin_url": f"http://127.0.0.1:{state.admin_port}/commands"}
-        fragments = [sandbox_secure.context_fragment(self.root)] if state.secure else []
-        fragments += [addon.context(state) for addon in addons() if state.by_role(addon.role)]
-        for fragment in fragments:
-            for key, part in fragment.items():
-                context[key] = {**context.get(key, {}), **part}
-        current = save_context(CONTEXT, context, path=self.config_path, current="if-unset", managed_by=MANAGED_BY)
-        if state.secure:
-            save_context(sandbox_secure.MONITOR_CONTEXT, sandbox_secure.monitor_context(context, self.root),
-                         path=self.config_path, current="never", managed_by=MANAGED_BY)
-        if sandbox_tls.enabled(state):
-            sandbox_tls.save_context(self.root, state, context, self.config_path)
-        return current
+        """Write (or rewrite) the `sandbox` context; see sandbox/context.py."""
+        return sandbox_context.write(self.root, self.config_path, state)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
 
@@ -422,23 +399,6 @@ def _shape(state: SandboxState) -> str:
     shape = f"secure {state.mode}" if state.secure else f"distributed {state.mode}" if state.distributed \
         else state.mode
     return f"{shape} --tls" if sandbox_tls.enabled(state) else shape
-
-
-def zookeeper_mode(port: int, host: str = "127.0.0.1", timeout: float = 2.0) -> str | None:
-    """The `Mode:` line of ZooKeeper's `srvr` answer (whitelisted by default), or None."""
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as sock:
-            sock.settimeout(timeout)
-            sock.sendall(b"srvr")
-            data = b""
-            while chunk := sock.recv(4096):
-                data += chunk
-    except OSError:
-        return None
-    for line in data.decode(errors="replace").splitlines():
-        if line.startswith("Mode:"):
-            return line.split(":", 1)[1].strip()
-    return None
 
 
 def _last_error(log: Path) -> str:

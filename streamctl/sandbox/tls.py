@@ -149,7 +149,7 @@ def client_properties(root: Path) -> dict[str, str]:
 def save_context(root: Path, state, sandbox_context: dict, config_path: Path | None) -> None:
     """`sandbox-tls`: the `sandbox` context, its Kafka part on the SSL listeners."""
     from streamctl.config.write import save_context as save
-    from streamctl.sandbox.stack import MANAGED_BY
+    from streamctl.sandbox.context import MANAGED_BY
 
     kafka = {**sandbox_context["kafka"], "bootstrap_servers": bootstrap_servers(state),
              "properties": {**sandbox_context["kafka"].get("properties", {}), **client_properties(root)}}

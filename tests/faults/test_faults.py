@@ -33,7 +33,7 @@ from streamctl.demo.spark_job import JOB, runs_root
 from streamctl.demo.spark_job import SERVICE as JOB_SERVICE
 from streamctl.errors import StreamctlError
 from streamctl.jvm import processes as procs
-from streamctl.sandbox.stack import zookeeper_mode
+from streamctl.sandbox.probes import zookeeper_mode
 from streamctl.spark import launcher
 from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import bug_marker
