@@ -16,7 +16,7 @@ from streamctl.demo.spark_job import JOB, runs_root
 from streamctl.demo.spark_job import SERVICE as JOB_SERVICE
 from streamctl.errors import StreamctlError
 from streamctl.jvm import processes as procs
-from streamctl.sandbox.stack import zookeeper_mode
+from streamctl.sandbox.probes import zookeeper_mode
 from streamctl.spark import launcher
 
 START_ORDER = ("zookeeper", "broker", "flume", "spark", "connect")
