@@ -64,16 +64,19 @@ def _groups_on_two_coordinators_at_least(sandbox, count: int) -> list[str]:
             return groups
 
 
-def _elect_preferred_offsets_leaders(sandbox) -> None:
-    def moved():
-        return [(p.topic, p.partition) for p in sandbox.kafka().metadata().partitions
-                if p.topic == "__consumer_offsets" and p.replicas and p.leader != p.replicas[0]]
+def _moved_offsets_leaderships(sandbox) -> list[tuple[str, int]]:
+    """The __consumer_offsets partitions led by a broker other than their preferred one."""
+    return [(p.topic, p.partition) for p in sandbox.kafka().metadata().partitions
+            if p.topic == "__consumer_offsets" and p.replicas and p.leader != p.replicas[0]]
 
+
+def _elect_preferred_offsets_leaders(sandbox) -> None:
     sandbox.wait_until(lambda: not any(p.under_replicated for p in sandbox.kafka().metadata().partitions),
                        timeout=120, what="every partition fully replicated")
-    if offsets := moved():
+    if offsets := _moved_offsets_leaderships(sandbox):
         sandbox.admin().elect_preferred(offsets)
-        sandbox.wait_until(lambda: not moved(), timeout=60, what="__consumer_offsets on its preferred leaders")
+        sandbox.wait_until(lambda: not _moved_offsets_leaderships(sandbox), timeout=60,
+                           what="__consumer_offsets on its preferred leaders")
 
 
 def _kafka_abs(value: int) -> int:
@@ -144,8 +147,7 @@ async def test_reads_survive_coordinators_moving(sandbox, tmp_path, monkeypatch)
         moved = _coordinators(sandbox, set(groups))
         assert sum(1 for g in groups if moved[g] != busiest and before[g] == busiest) == count, (before, moved)
 
-        offsets = [(p.topic, p.partition) for p in sandbox.kafka().metadata().partitions
-                   if p.topic == "__consumer_offsets" and p.replicas and p.leader != p.replicas[0]]
+        offsets = _moved_offsets_leaderships(sandbox)
         assert offsets, "the restart moved no __consumer_offsets leadership"
         await asyncio.to_thread(sandbox.admin().elect_preferred, offsets)
         # The coordinators follow the leaderships back as the brokers load the partitions.
