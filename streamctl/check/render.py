@@ -214,7 +214,7 @@ def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
     for name, severity in component_states(evaluation).items():
         state.labels(name).set(severity.exit_code)
         if severity is Severity.UNKNOWN:
-            reasons.labels(name, unknown_reason(evaluation, name)).set(1)
+            reasons.labels(name, _unknown_reason(evaluation, name, unevaluated)).set(1)
         up.labels(name).set(0 if name in unevaluated else 1)
         for s in Severity:
             counts.labels(name, s.value).set(per_component[name, s])
@@ -233,9 +233,9 @@ def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
 REASON_LIMIT = 200  # characters of a reason label: alerts show it, it is not a log
 
 
-def unknown_reason(evaluation: Evaluation, component: str) -> str:
+def _unknown_reason(evaluation: Evaluation, component: str, unevaluated: dict[str, str]) -> str:
     """Why `component` is UNKNOWN: why it was not evaluated, else its UNKNOWN findings' texts."""
-    why = not_evaluated(evaluation).get(component)
+    why = unevaluated.get(component)
     if why is None:
         why = "; ".join(f.text for f in evaluation.findings
                         if f.component == component and f.severity is Severity.UNKNOWN)
