@@ -15,6 +15,11 @@ _SECRET_WORDS = ("password", "secret", "token")
 # librdkafka keys holding key material or credentials that the word rules miss.
 _SECRET_KEYS = frozenset({"ssl.key.pem", "sasl.oauthbearer.config"})
 
+# Keys confluent-kafka's Python layer takes as objects (callables, a logger, a dict, a bool), which no
+# YAML value can be: the client would raise a TypeError on the string.
+PYTHON_CLIENT_KEYS = frozenset({"error_cb", "throttle_cb", "stats_cb", "oauth_cb", "logger", "on_delivery",
+                                "on_commit", "default.topic.config", "delivery.report.only.error"})
+
 # librdkafka properties naming a PEM file the client reads (the CA may be a folder of them).
 TLS_FILE_PROPERTIES = ("ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.crl.location")
 
@@ -75,9 +80,13 @@ class KafkaSettings(SettingsModel):
 
     @field_validator("properties")
     @classmethod
-    def _no_bootstrap(cls, value: dict[str, str]) -> dict[str, str]:
+    def _librdkafka_only(cls, value: dict[str, str]) -> dict[str, str]:
         if "bootstrap.servers" in value:
             raise ValueError("set kafka.bootstrap_servers, not properties['bootstrap.servers']")
+        python_keys = sorted(PYTHON_CLIENT_KEYS.intersection(value))
+        if python_keys:
+            raise ValueError(f"properties['{python_keys[0]}'] is a confluent-kafka Python object (a callback, "
+                             "logger or dict), not a librdkafka property: remove it")
         return value
 
     def client_config(self) -> dict[str, str]:

@@ -34,6 +34,9 @@ CASES = [
          f"{CFG}:4: contexts.p.kafka.timeout: Input should be a finite number"),
     case("empty bootstrap", HEAD + '    kafka: {bootstrap_servers: ""}\n',
          f"{CFG}:4: contexts.p.kafka.bootstrap_servers: String should have at least 1 character"),
+    case("python callback property", HEAD + '    kafka: {bootstrap_servers: "h:1", properties: {error_cb: x}}\n',
+         f"{CFG}:4: contexts.p.kafka.properties: properties['error_cb'] is a confluent-kafka Python object "
+         "(a callback, logger or dict), not a librdkafka property: remove it"),
     case("read_only word", cfg("    read_only: maybe\n"),
          f"{CFG}:5: contexts.p.read_only: Input should be a valid boolean, unable to interpret input"),
     case("thresholds order", cfg("    thresholds: {lag_records_warn: 10, lag_records_crit: 5}\n"),

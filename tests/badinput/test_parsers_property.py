@@ -191,7 +191,8 @@ def test_config_nested_deeply(text):
 
 @SLOW
 @given(st.dictionaries(st.sampled_from(["socket.timeout.ms", "no.such.prop", "security.protocol", "acks",
-                                        "client.id", "debug", "sasl.mechanism"]) | st.text(max_size=10),
+                                        "client.id", "debug", "sasl.mechanism", "error_cb",
+                                        "default.topic.config", "delivery.report.only.error"]) | st.text(max_size=10),
                        st.text(max_size=10) | st.integers().map(str), max_size=3),
        st.floats(min_value=1e-9, max_value=1e12))
 def test_kafka_client_from_any_loaded_config_is_built_or_refused_in_one_line(properties, timeout):
