@@ -41,9 +41,10 @@ test: venv-test lint
 	$(BIN)/streamctl sandbox fetch --kraft
 	$(BIN)/pytest
 
-## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py)
+## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py),
+## one pytest worker per core, property tests with a quarter of their examples
 test-fast: venv-test
-	$(BIN)/pytest -m "not integration"
+	$(BIN)/pytest -m "not integration" -n auto --hypothesis-profile=fast
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from streamctl.backends.kafka.isolated import isolated_backend
 from streamctl.sandbox.stack import Sandbox
@@ -52,6 +53,10 @@ def child_stack_dumps() -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]
 
 # No JVM in the fast suite (tests/jvm_guard.py).
 JAVA_WATCH = pytest.StashKey[JavaWatch]()
+# `make test-fast` runs the property tests with a quarter of their examples (--hypothesis-profile=fast);
+# the README's test command keeps Hypothesis's default profile.
+settings.register_profile("fast", max_examples=settings.default.max_examples // 4)
+
 RUNNING_TEST = pytest.StashKey[pytest.Item]()
 LATE_JAVA = pytest.StashKey[list[str]]()  # seen only when the session ended
 

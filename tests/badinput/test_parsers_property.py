@@ -43,8 +43,11 @@ from streamctl.spark import launcher
 from streamctl.thresholds import Thresholds
 from streamctl.zookeeper import kafka_znodes as zk_kafka
 
-FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Example counts scale with the loaded Hypothesis profile: 200 and 80 in the full suite (the default
+# profile's 100), a quarter of that in `make test-fast` (profile "fast", tests/conftest.py).
+EXAMPLES = settings.default.max_examples
+FAST = settings(max_examples=2 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=4 * EXAMPLES // 5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="streamctl-badinput-"))  # one file per parser, rewritten per example
 
