@@ -64,6 +64,7 @@ class ConnectBackend:
             raise ConnectError("no Connect worker URL configured")
         self.urls = [u.rstrip("/") for u in urls]
         self.timeout = timeout
+        self.client_cert_set = bool(tls and tls.client_cert)
         self._client = httpx.Client(timeout=httpx.Timeout(timeout), auth=auth,
                                     headers={"Accept": "application/json"},
                                     verify=tls_context(tls) if tls else True)
@@ -187,7 +188,7 @@ class ConnectBackend:
                 response = self._answer(method, url + path, **kwargs)
             except httpx.HTTPError as exc:
                 why = (f"no answer within {self.timeout:g} s" if isinstance(exc, httpx.TimeoutException)
-                       else _transport_reason(exc))
+                       else _transport_reason(exc, self.client_cert_set))
                 if not read and not isinstance(exc, NOT_SENT):
                     raise ConnectAnswerLost(f"Connect worker {url}: {method} {path}: {why} after the request "
                                             "was sent: not sent to another worker") from None
@@ -276,22 +277,24 @@ def _http_reason(response: httpx.Response) -> str:
     return f"{response.status_code} {first}".strip()
 
 
-def _transport_reason(exc: httpx.HTTPError) -> str:
-    if hint := _tls_hint(str(exc)):
+def _transport_reason(exc: httpx.HTTPError, client_cert_set: bool) -> str:
+    if hint := _tls_hint(str(exc), client_cert_set):
         return hint
     if isinstance(exc, httpx.ConnectError):
         return "connection refused" if "refused" in str(exc).lower() else f"cannot connect ({exc})"
     return describe(exc)
 
 
-def _tls_hint(message: str) -> str | None:
-    """An OpenSSL failure of the HTTPS handshake as a line naming the setting to look at."""
+def _tls_hint(message: str, client_cert_set: bool) -> str | None:
+    """An OpenSSL failure of the HTTPS handshake as a line naming the setting to look at. A worker
+    (Java) that requires a client certificate and got none alerts "bad certificate", as it does for
+    one it does not trust (OpenSSL servers send "certificate required"): which it is, is known here."""
     text = message.lower()
     if "certificate verify failed" in text:
         if "mismatch" in text:
             return "TLS: the worker's certificate does not name the host in connect.urls (certificate verify failed)"
         return "TLS: the worker's certificate is not signed by the CA in connect.ca (certificate verify failed)"
-    if "alert certificate required" in text:
+    if "alert certificate required" in text or ("alert bad certificate" in text and not client_cert_set):
         return "TLS: connect.client_cert not set: the worker requires a client certificate"
     if "alert" in text and ("certificate" in text or "unknown ca" in text):
         return "TLS: the worker refused the client certificate in connect.client_cert (not signed by a CA it trusts)"

@@ -28,7 +28,7 @@ class ConnectSettings(SettingsModel):
     ca: UserPath | None = None
     """CA bundle (PEM) that signed the workers' HTTPS certificates (default: the system's CAs)."""
     client_cert: UserPath | None = None
-    """Client certificate (PEM) for workers that require one (`listeners.https.ssl.client.authentication`);
+    """Client certificate (PEM) for workers that require one (`listeners.https.ssl.client.auth=required`);
     it may hold the private key too."""
     client_key: UserPath | None = None
     """The client certificate's private key (PEM), when not in client_cert."""

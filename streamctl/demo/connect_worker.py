@@ -4,6 +4,8 @@ its plugin.path, and the demo sink `weblog-archive` writing topic weblog-stats t
 
 The worker's REST API listens on a free loopback port; its config, offset and status topics
 are created by the worker itself. Its sink commits as the consumer group connect-weblog-archive.
+On a --tls sandbox the worker talks to the brokers' mutual-TLS listeners and its REST API is
+HTTPS only, requiring a client certificate (PKCS12 stores: Jetty reads no PEM).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from streamctl.atomic import write_atomic
 from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
 from streamctl.sandbox import secure as sandbox_secure
+from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.addons import Addon
 from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
 from streamctl.sandbox.state import SandboxState, Service
@@ -49,13 +52,19 @@ def demo_connector(root: Path) -> dict[str, str]:
 
 def url(state: SandboxState) -> str | None:
     workers = state.by_role("connect")
-    return f"http://127.0.0.1:{workers[0].port}" if workers else None
+    return _rest_url(state, workers[0]) if workers else None
 
 
-def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path) -> str:
+def _rest_url(state: SandboxState, worker: Service) -> str:
+    return f"{'https' if sandbox_tls.enabled(state) else 'http'}://127.0.0.1:{worker.port}"
+
+
+def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path,
+                      stores: tuple[Path, Path, str] | None = None) -> str:
+    """The worker's properties; `stores` (keystore, truststore, password) on a --tls sandbox."""
     replication = min(3, state.brokers)
     props: dict[str, object] = {
-        "bootstrap.servers": state.bootstrap_servers,
+        "bootstrap.servers": sandbox_tls.bootstrap_servers(state) if stores else state.bootstrap_servers,
         "group.id": GROUP_ID,
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
@@ -76,7 +85,24 @@ def worker_properties(root: Path, state: SandboxState, port: int, plugins: Path)
     if state.secure:  # the login itself is in the JAAS file (java_client_jaas)
         for prefix in ("", "producer.", "consumer.", "admin."):
             props |= {prefix + key: value for key, value in sandbox_secure.JAVA_CLIENT_PROPERTIES.items()}
+    if stores:
+        props |= https_properties(port, *stores)
     return "".join(f"{key}={value}\n" for key, value in props.items())
+
+
+def https_properties(port: int, keystore: Path, truststore: Path, password: str) -> dict[str, object]:
+    """Mutual TLS twice: the REST listener (`listeners.https.` settings, Jetty; `ssl.client.auth`
+    is the name RestServerConfig reads) and the worker's Kafka clients (its own, its connectors'
+    producers and consumers, its admin client), which each take the settings under their prefix."""
+    stores = {"ssl.keystore.type": "PKCS12", "ssl.keystore.location": keystore, "ssl.keystore.password": password,
+              "ssl.truststore.type": "PKCS12", "ssl.truststore.location": truststore,
+              "ssl.truststore.password": password}
+    props: dict[str, object] = {"listeners": f"https://127.0.0.1:{port}", "rest.advertised.listener": "https",
+                                "listeners.https.ssl.client.auth": "required"}
+    props |= {f"listeners.https.{key}": value for key, value in stores.items()}
+    for prefix in ("", "producer.", "consumer.", "admin."):
+        props |= {prefix + "security.protocol": "SSL"} | {prefix + key: value for key, value in stores.items()}
+    return props
 
 
 def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
@@ -97,7 +123,10 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     port = procs.free_ports(1)[0]
     conf = sandbox.root / "conf"
     properties = conf / "connect.properties"
-    write_atomic(properties, worker_properties(sandbox.root, state, port, plugins), mode=0o644)
+    stores = sandbox_tls.java_stores(sandbox.root) if sandbox_tls.enabled(state) else None
+    # With TLS it holds the stores' password: 0600.
+    write_atomic(properties, worker_properties(sandbox.root, state, port, plugins, stores),
+                 mode=0o600 if stores else 0o644)
     log_flag = (f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}" if kraft
                 else f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}")
     jaas = [sandbox_secure.jaas_flag(sandbox_secure.java_client_jaas(sandbox.root))] if state.secure else []
@@ -110,9 +139,10 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
 def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
     """The REST API answers, the demo connector is configured (PUT of a config is idempotent; a
     409 while the worker joins its group is asked again on the next poll) and has a status."""
-    base = f"http://127.0.0.1:{service.port}"
+    base = _rest_url(state, service)
+    verify = sandbox_tls.client_ssl_context(sandbox.root) if sandbox_tls.enabled(state) else True
     try:
-        with httpx.Client(timeout=5.0) as client:
+        with httpx.Client(timeout=5.0, verify=verify) as client:
             if client.get(base + "/").status_code != 200:
                 return False
             answer = client.put(f"{base}/connectors/{DEMO_CONNECTOR}/config",
@@ -126,6 +156,7 @@ def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
 
 
 def context(state: SandboxState) -> dict:
+    """The `connect` section; on a --tls sandbox the context writer adds the client certificate."""
     base = url(state)
     return {"connect": {"urls": [base], "timeout": 10.0}} if base else {}
 

@@ -37,6 +37,8 @@ def write(root: Path, config_path: Path | None, state: SandboxState) -> bool:
     for fragment in fragments:
         for key, part in fragment.items():
             context[key] = {**context.get(key, {}), **part}
+    if sandbox_tls.enabled(state) and "connect" in context:  # the worker's REST API is HTTPS only
+        context["connect"] |= sandbox_tls.connect_client(root)
     current = save_context(CONTEXT, context, path=config_path, current="if-unset", managed_by=MANAGED_BY)
     if state.secure:
         save_context(sandbox_secure.MONITOR_CONTEXT, sandbox_secure.monitor_context(context, root),

@@ -7,6 +7,9 @@ localhost) and a client certificate are made with the `openssl` command at first
 files under <root>/tls/ (mode 0700; keys 0600, PKCS#8 as Kafka's Java side needs). The brokers
 take them as PEM keystores (`ssl.keystore.type=PEM`), so their properties files hold the key and
 are 0600. A second context, `sandbox-tls`, reaches the SSL listeners with the client certificate.
+
+The Connect worker's REST server (Jetty) reads no PEM: it gets PKCS12 copies (java_stores), and
+listens on HTTPS only, requiring a client certificate; both contexts reach it with the client's.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import ssl
 import subprocess
 from pathlib import Path
 
 from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError
 from streamctl.jvm import processes as procs
+from streamctl.jvm.java import java as find_java
 
 CONTEXT = "sandbox-tls"
 LISTENER = "SSL"
@@ -86,16 +91,49 @@ def _req_config(tls: Path, extensions: Path) -> Path:
     return path
 
 
-def _openssl(openssl: str, *args: object) -> None:
+def _openssl(openssl: str, *args: object, env: dict[str, str] | None = None) -> None:
+    _run_tool(openssl, "openssl", *args, env=env)
+
+
+def _run_tool(path: str, tool: str, *args: object, env: dict[str, str] | None = None) -> None:
     try:
-        result = subprocess.run([openssl, *map(str, args)], capture_output=True, text=True, timeout=60,
-                                stdin=subprocess.DEVNULL)
+        result = subprocess.run([path, *map(str, args)], capture_output=True, text=True, timeout=60,
+                                stdin=subprocess.DEVNULL, env={**os.environ, **env} if env else None)
     except subprocess.TimeoutExpired:
-        raise StreamctlError(f"openssl {args[0]} timed out making the sandbox's certificates") from None
+        raise StreamctlError(f"{tool} {args[0]} timed out making the sandbox's certificates") from None
     if result.returncode != 0:
-        lines = result.stderr.strip().splitlines()
-        raise StreamctlError(f"openssl {args[0]} failed making the sandbox's certificates: "
+        lines = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        raise StreamctlError(f"{tool} {args[0]} failed making the sandbox's certificates: "
                              f"{lines[-1] if lines else result.returncode}")
+
+
+def java_stores(root: Path) -> tuple[Path, Path, str]:
+    """(keystore, truststore, password): PKCS12 files for a JVM service whose TLS code reads no PEM
+    (Jetty, the Connect worker's REST server). The keystore holds the broker certificate (it names
+    127.0.0.1 and may act as a client), the truststore the CA (made with keytool: a CA certificate
+    in a PKCS12 file made by OpenSSL 3.0 is not a trusted entry to Java). Made anew at each call,
+    with a fresh password; files 0600."""
+    ensure_certificates(root)
+    beside_java = Path(find_java()).with_name("keytool")
+    keytool = str(beside_java) if beside_java.exists() else shutil.which("keytool")
+    if not keytool:
+        raise StreamctlError(f"the sandbox's HTTPS Connect worker needs keytool (not beside {find_java()} "
+                             "nor on PATH)")
+    keystore, truststore = folder(root) / "jvm-keystore.p12", folder(root) / "jvm-truststore.p12"
+    password = secrets.token_urlsafe(18)
+    variable = "STREAMCTL_STORE_PASSWORD"  # the password reaches the tools this way, never in argv
+    env = {variable: password}
+    cert, key = files(root, "broker")
+    ca = files(root, "ca")[0]
+    for store in (keystore, truststore):
+        store.unlink(missing_ok=True)
+    _openssl(shutil.which("openssl") or "openssl", "pkcs12", "-export", "-in", cert, "-inkey", key, "-certfile", ca,
+             "-name", "sandbox", "-out", keystore, "-passout", f"env:{variable}", env=env)
+    _run_tool(keytool, "keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", ca, "-keystore", truststore,
+              "-storetype", "PKCS12", "-storepass:env", variable, env=env)
+    for store in (keystore, truststore):
+        os.chmod(store, 0o600)
+    return keystore, truststore, password
 
 
 # ---- brokers ---------------------------------------------------------------------------------
@@ -144,6 +182,19 @@ def client_properties(root: Path) -> dict[str, str]:
     cert, key = files(root, "client")
     return {"security.protocol": "SSL", "ssl.ca.location": str(files(root, "ca")[0]),
             "ssl.certificate.location": str(cert), "ssl.key.location": str(key)}
+
+
+def connect_client(root: Path) -> dict[str, str]:
+    """A context's `connect` TLS settings: the CA and the client certificate (PEM paths)."""
+    cert, key = files(root, "client")
+    return {"ca": str(files(root, "ca")[0]), "client_cert": str(cert), "client_key": str(key)}
+
+
+def client_ssl_context(root: Path) -> ssl.SSLContext:
+    """Python's TLS context of the client certificate (the sandbox's own HTTPS calls)."""
+    context = ssl.create_default_context(cafile=str(files(root, "ca")[0]))
+    context.load_cert_chain(*map(str, files(root, "client")))
+    return context
 
 
 def save_context(root: Path, state, sandbox_context: dict, config_path: Path | None) -> None:

@@ -1,27 +1,24 @@
-"""Mutual TLS against a real broker: one KRaft `sandbox up --tls --kafka-only` (one broker, an SSL
-listener with ssl.client.auth=required) for the module.
+"""Mutual TLS against a real broker and a real Connect worker: one KRaft `sandbox up --tls` (one
+broker with an SSL listener, ssl.client.auth=required, and the Connect add-on alone: its worker
+talks to that listener and serves its REST API over HTTPS only, requiring a client certificate)
+for the module.
 
-check, the resource commands and Kafka's own metadata-quorum tool (a JVM) work through the
-`sandbox-tls` context's client certificate; without one, or with a wrong CA, the command fails
-in one line naming the setting. Connect over HTTPS is tested against a loopback HTTPS server
-made here with Python's ssl module (client certificates required), answering as a Connect
-worker does: the sandbox's Connect worker listens on plain HTTP.
+check, the resource commands, Kafka's own metadata-quorum tool (a JVM) and the Connect commands
+work through the `sandbox-tls` context's client certificate; without one, or with a wrong CA,
+the command fails in one line naming the setting.
 """
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
-import ssl
 import stat
-import threading
 from pathlib import Path
 
-import pytest
 import yaml
 
 from streamctl.backends.kafka.cluster import KafkaBackend
+from streamctl.demo import connect_worker
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.stack import Sandbox
 from tests.conftest import RunningSandbox, run_cli
@@ -58,12 +55,21 @@ class TlsSandbox:
         path.write_text(yaml.safe_dump({"current-context": "it", "contexts": {"it": context}}))
         return path
 
+    def config_with_connect(self, path: Path, **connect_settings) -> Path:
+        """A config whose one context `it` is sandbox-tls with these connect settings changed (None: unset)."""
+        context = self.context()
+        settings = {**context["connect"], "timeout": 5.0, **connect_settings}
+        context["connect"] = {k: v for k, v in settings.items() if v is not None}
+        path.write_text(yaml.safe_dump({"current-context": "it", "contexts": {"it": context}}))
+        return path
+
 
 @service_fixture(scope="module")
 def tls(tmp_path_factory):
     sb = TlsSandbox(tmp_path_factory.mktemp("tls"))
     try:
-        state, _ = sb.sandbox.up(brokers=1, kraft=True, with_addons=False, tls=True)
+        # Kafka and the Connect worker only (no Flume agent, no Spark job).
+        state, _ = sb.sandbox.up(brokers=1, kraft=True, addon_roles=("connect",), tls=True)
         sb.state = state
         yield sb
     finally:
@@ -119,12 +125,15 @@ def test_without_a_client_certificate_the_broker_refuses_in_one_line(tls, tmp_pa
 
 def test_a_wrong_ca_path_names_the_setting_and_the_path(tls, tmp_path):
     missing = tmp_path / "no-such-ca.pem"
-    config = tls.config_with(tmp_path / "c.yaml", **{"ssl.ca.location": str(missing)})
-    for args in (("brokers",), ("check", "--component", "quorum")):
+    kafka = tls.config_with(tmp_path / "k.yaml", **{"ssl.ca.location": str(missing)})
+    connect = tls.config_with_connect(tmp_path / "c.yaml", ca=str(missing))
+    for config, args, setting in ((kafka, ("brokers",), "kafka.properties.ssl.ca.location"),
+                                  (kafka, ("check", "--component", "quorum"), "kafka.properties.ssl.ca.location"),
+                                  (connect, ("connect", "list"), "connect.ca")):
         result = tls.cli(*args, config=config)
         assert result.returncode == 3, result.stdout + result.stderr
         line = one_error_line(result)
-        assert line.endswith(f"contexts.it.kafka.properties.ssl.ca.location: {missing}: no such file"), line
+        assert line.endswith(f"contexts.it.{setting}: {missing}: no such file"), line
 
 
 def test_a_ca_that_did_not_sign_the_broker_names_ssl_ca_location(tls, tmp_path):
@@ -140,59 +149,67 @@ def test_a_ca_that_did_not_sign_the_broker_names_ssl_ca_location(tls, tmp_path):
     assert "not signed by the CA in kafka.properties.ssl.ca.location" in quorum.stdout, quorum.stdout
 
 
-# ---- Connect over HTTPS with a client certificate --------------------------------------------------
+# ---- Connect over HTTPS with a client certificate ---------------------------------------------------
 
-class _Worker(http.server.BaseHTTPRequestHandler):
-    """Answers as a Kafka Connect worker does: GET / and GET /connectors?expand=status&expand=info."""
-
-    ANSWERS = {"/": {"version": "4.1.0", "commit": "tls", "kafka_cluster_id": "tls-cluster"},
-               "/connectors": {"archive": {"status": {"name": "archive", "type": "sink",
-                                                      "connector": {"state": "RUNNING", "worker_id": "w:1"},
-                                                      "tasks": []},
-                                           "info": {"name": "archive", "type": "sink", "config": {}}}}}
-
-    def do_GET(self):  # http.server's name
-        body = json.dumps(self.ANSWERS.get(self.path.split("?")[0], {})).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def test_both_contexts_reach_the_https_worker_with_the_client_certificate(tls):
+    worker_url = connect_worker.url(tls.state)
+    assert worker_url is not None and worker_url.startswith("https://127.0.0.1:")
+    for name in ("sandbox", sandbox_tls.CONTEXT):
+        assert tls.context(name)["connect"] == {"urls": [worker_url], "timeout": 10.0,
+                                                **sandbox_tls.connect_client(tls.root)}
+    properties = (tls.root / "conf" / "connect.properties").read_text()
+    assert "listeners.https.ssl.client.auth=required\n" in properties
+    assert f"bootstrap.servers={sandbox_tls.bootstrap_servers(tls.state)}\n" in properties
+    assert stat.S_IMODE((tls.root / "conf" / "connect.properties").stat().st_mode) == 0o600
 
 
-@pytest.fixture
-def https_worker(tls):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Worker)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*map(str, sandbox_tls.files(tls.root, "broker")))
-    context.load_verify_locations(str(sandbox_tls.files(tls.root, "ca")[0]))
-    context.verify_mode = ssl.CERT_REQUIRED
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_connect_over_https_with_a_client_certificate(tls, tmp_path):
+    name = unique("tls-sink")
+    connector = tmp_path / "sink.json"
+    connector.write_text(json.dumps({"config": {
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "tasks.max": "1",
+        "topics": connect_worker.DEMO_TOPIC, "file": str(tmp_path / "out.txt")}}))
+    created = tls.cli("--context", sandbox_tls.CONTEXT, "connect", "create", name, "--config", str(connector),
+                      "--execute")
+    assert created.returncode == 0, created.stdout + created.stderr
+
+    def states() -> tuple[str, list[str]] | None:
+        status = tls.cli("--context", sandbox_tls.CONTEXT, "connect", "status", name, "-o", "json")
+        if status.returncode != 0:  # just created: the worker may not have its status yet
+            return None
+        answer = json.loads(status.stdout)
+        return answer["state"], [t["state"] for t in answer["task_states"]]
+
+    RunningSandbox.wait_until(lambda: states() == ("RUNNING", ["RUNNING"]), timeout=60,
+                              what="the new sink and its task to run")
+    listed = tls.cli("--context", sandbox_tls.CONTEXT, "connect", "list", "-o", "json")
+    assert listed.returncode == 0, listed.stderr
+    cluster = json.loads(listed.stdout)
+    assert cluster["url"] == connect_worker.url(tls.state)
+    assert {connect_worker.DEMO_CONNECTOR, name} <= {c["name"] for c in cluster["connectors"]}
+    check = tls.cli("--context", sandbox_tls.CONTEXT, "check", "--component", "connect")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.startswith("STREAMCTL OK: connect OK"), check.stdout
 
 
-def test_connect_over_https_with_a_client_certificate(tls, https_worker, tmp_path):
-    context = tls.context()
-    cert, key = sandbox_tls.files(tls.root, "client")
-    context["connect"] = {"urls": [https_worker], "timeout": 5, "ca": str(sandbox_tls.files(tls.root, "ca")[0]),
-                          "client_cert": str(cert), "client_key": str(key)}
-    config = tmp_path / "c.yaml"
-    config.write_text(yaml.safe_dump({"current-context": "it", "contexts": {"it": context}}))
-    result = tls.cli("connect", "list", config=config)
-    assert result.returncode == 0, result.stderr
-    assert "archive" in result.stdout and "RUNNING" in result.stdout
-
-    del context["connect"]["client_cert"], context["connect"]["client_key"]
-    config.write_text(yaml.safe_dump({"current-context": "it", "contexts": {"it": context}}))
+def test_without_a_trusted_client_certificate_the_worker_refuses_in_one_line(tls, tmp_path):
+    config = tls.config_with_connect(tmp_path / "c.yaml", client_cert=None, client_key=None)
     refused = tls.cli("connect", "list", config=config)
     assert refused.returncode != 0
     assert "connect.client_cert not set: the worker requires a client certificate" in one_error_line(refused)
+    other = tmp_path / "other"  # a client certificate from a CA the worker does not trust
+    sandbox_tls.ensure_certificates(other)
+    cert, key = sandbox_tls.files(other, "client")
+    config = tls.config_with_connect(tmp_path / "c2.yaml", client_cert=str(cert), client_key=str(key))
+    untrusted = tls.cli("connect", "list", config=config)
+    assert untrusted.returncode != 0
+    assert "the worker refused the client certificate in connect.client_cert" in one_error_line(untrusted)
+
+
+def test_a_ca_that_did_not_sign_the_worker_names_connect_ca(tls, tmp_path):
+    other = tmp_path / "other"
+    sandbox_tls.ensure_certificates(other)
+    config = tls.config_with_connect(tmp_path / "c.yaml", ca=str(sandbox_tls.files(other, "ca")[0]))
+    result = tls.cli("connect", "list", config=config)
+    assert result.returncode != 0
+    assert "the worker's certificate is not signed by the CA in connect.ca" in one_error_line(result)

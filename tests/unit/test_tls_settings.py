@@ -215,3 +215,23 @@ def test_the_sandbox_broker_gains_an_ssl_listener_requiring_client_certificates(
     assert ("SSL:SSL" in lines["listener.security.protocol.map"]) if kraft else \
         ("listener.security.protocol.map" not in lines)  # ZooKeeper mode: Kafka's default map has SSL
     assert sandbox_tls.bootstrap_servers(state) == "127.0.0.1:9443"
+
+
+def test_the_sandbox_connect_worker_serves_https_requiring_client_certificates(tmp_path):
+    from streamctl.demo import connect_worker
+    from streamctl.sandbox.state import SandboxState, Service
+
+    broker = Service("kafka-1", "broker", 9092, [], "log", node_id=1, controller_port=9093)
+    worker = Service("connect", "connect", 8443, [], "log")
+    state = SandboxState(mode="kraft", brokers=1, services=[broker, worker], extras={"tls_ports": {"1": 9443}})
+    stores = (tmp_path / "k.p12", tmp_path / "t.p12", "pw")
+    text = connect_worker.worker_properties(tmp_path, state, 8443, tmp_path / "plugins", stores)
+    lines = dict(line.split("=", 1) for line in text.splitlines())
+    assert lines["listeners"] == "https://127.0.0.1:8443"
+    assert lines["listeners.https.ssl.client.auth"] == "required"  # the name RestServerConfig reads
+    assert lines["listeners.https.ssl.truststore.location"] == str(tmp_path / "t.p12")
+    assert lines["bootstrap.servers"] == "127.0.0.1:9443"  # the brokers' mutual-TLS listener
+    for prefix in ("", "producer.", "consumer.", "admin."):
+        assert lines[prefix + "security.protocol"] == "SSL"
+        assert lines[prefix + "ssl.keystore.location"] == str(tmp_path / "k.p12")
+    assert connect_worker.url(state) == "https://127.0.0.1:8443"
