@@ -14,22 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests import repo
+from tests.repo import packages
 
 ROOT = repo.ROOT
 
 UI = "streamctl.tui"
 SPARK_JOB = "streamctl.jobs.weblog_stats"  # runs inside spark-submit: the one pyspark importer
-
-
-def packages() -> list[str]:
-    """Every package the wheel installs (setup.py's find over pyproject's package-dir)."""
-    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    found = set()
-    for package, folder in mapping.items():
-        for init in (ROOT / folder).rglob("__init__.py"):
-            relative = init.parent.relative_to(ROOT / folder).parts
-            found.add(".".join((package, *relative)))
-    return sorted(found)
 
 
 def headless_modules(package: str) -> list[str]:
