@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 SCHEMA_PATH = Path(__file__).parents[1] / "docs" / "check-json-schema.json"
 
 # A fallback for the JSON Schema subset docs/check-json-schema.json uses (jsonschema is no
-# dependency); tests/unit/test_check_render.py keeps the schema inside that subset.
+# dependency); tests/unit/check/test_check_render.py keeps the schema inside that subset.
 VALIDATED = {"$ref", "type", "const", "enum", "pattern", "required", "properties",
              "additionalProperties", "items"}
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),

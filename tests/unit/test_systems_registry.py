@@ -18,8 +18,9 @@ import pytest
 
 from streamctl import systems
 from streamctl.sandbox.addons import Addon, start_order
+from tests import repo
 
-ROOT = Path(__file__).parents[2]
+ROOT = repo.ROOT
 DEMO = "streamctl.demo"  # where every sandbox add-on lives
 
 
