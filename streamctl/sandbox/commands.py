@@ -53,7 +53,8 @@ def sandbox_fetch(session: Session, kraft: bool) -> None:
 @click.option("--kraft", is_flag=True, help="Kafka 4.x in KRaft mode instead of ZooKeeper mode.")
 @click.option("--kafka-only", is_flag=True, help="Start ZooKeeper and Kafka only (no demo agent or job).")
 @click.option("--secure", is_flag=True,
-              help="SASL/SCRAM on Kafka, SASL DIGEST-MD5 and ACLs on ZooKeeper (implies --kafka-only).")
+              help="SASL/SCRAM and an authorizer on Kafka; in ZooKeeper mode SASL DIGEST-MD5 and ACLs "
+                   "on ZooKeeper too (starts Kafka and the Connect worker only).")
 @click.option("--distributed", is_flag=True,
               help="Run the demo job on a Spark standalone Master and Worker (spark://) instead of local[2].")
 @click.option("--tls", is_flag=True,
@@ -70,10 +71,11 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
       streamctl sandbox up --kraft --brokers 3
       streamctl sandbox up --kafka-only
       streamctl sandbox up --kafka-only --tls        # + a mutual-TLS listener, context sandbox-tls
+      streamctl sandbox up --kraft --secure          # SCRAM, ACLs, contexts sandbox and sandbox-monitor
     """
     from streamctl.console import progress_status
 
-    if secure and not kafka_only and not kraft:
+    if secure and not kafka_only:
         from streamctl.sandbox.secure import ADDONS_SKIPPED
 
         click.echo(ADDONS_SKIPPED, err=True)
@@ -137,7 +139,7 @@ def _print_status(sb) -> bool:
 def _mode_line(state) -> str:
     from streamctl.sandbox.secure import SUMMARY
 
-    security = f"secure ({SUMMARY})" if state.secure else "plaintext (no authentication)"
+    security = f"secure ({SUMMARY[state.mode]})" if state.secure else "plaintext (no authentication)"
     from streamctl.sandbox import tls
 
     spark = ", Spark standalone cluster" if state.distributed else ""

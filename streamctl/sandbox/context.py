@@ -32,7 +32,7 @@ def write(root: Path, config_path: Path | None, state: SandboxState) -> bool:
     if state.zookeeper_hosts:
         context["zookeeper"] = {"hosts": state.zookeeper_hosts,
                                 "admin_url": f"http://127.0.0.1:{state.admin_port}/commands"}
-    fragments = [sandbox_secure.context_fragment(root)] if state.secure else []
+    fragments = [sandbox_secure.context_fragment(root, kraft=state.mode == "kraft")] if state.secure else []
     fragments += [addon.context(state) for addon in addons() if state.by_role(addon.role)]
     for fragment in fragments:
         for key, part in fragment.items():

@@ -6,9 +6,11 @@ from __future__ import annotations
 import base64
 import subprocess
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from streamctl.atomic import write_atomic
 from streamctl.errors import StreamctlError
 from streamctl.sandbox.state import SandboxState, Service
 
@@ -23,22 +25,29 @@ def new_cluster_id() -> str:
             return cluster_id
 
 
-def format_storage(root: Path, classpath: str, state: SandboxState, java: str, jvm_flags: list[str]) -> None:
-    """KRaft nodes need their log dirs formatted with the cluster id before first start."""
+def format_storage(root: Path, classpath: str, state: SandboxState, java: str, jvm_flags: list[str],
+                   secret_arguments: tuple[str, ...] = (), scrub: Callable[[str], str] = str) -> None:
+    """KRaft nodes need their log dirs formatted with the cluster id before first start.
+    `secret_arguments` (the SCRAM users of a secure sandbox) reach the tool through a 0600
+    argument file (`java @file`), never its command line; `scrub` cleans its error output."""
     cluster_id = state.cluster_id
     assert cluster_id is not None  # a KRaft sandbox's state has one
 
     def format_one(service: Service) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [java, "-Xmx128m", *jvm_flags, "-cp", classpath, "kafka.tools.StorageTool", "format",
-             "-t", cluster_id, "-c", str(root / "conf" / f"{service.name}.properties"),
-             "--ignore-formatted"],
-            capture_output=True, text=True, timeout=120,
-        )
+        arguments = ["kafka.tools.StorageTool", "format", "-t", cluster_id,
+                     "-c", str(root / "conf" / f"{service.name}.properties"), "--ignore-formatted",
+                     *secret_arguments]
+        argument_file = root / "conf" / f"format-{service.name}.args"
+        write_atomic(argument_file, "".join(f"{argument}\n" for argument in arguments), mode=0o600)
+        try:
+            return subprocess.run([java, "-Xmx128m", *jvm_flags, "-cp", classpath, f"@{argument_file}"],
+                                  capture_output=True, text=True, timeout=120)
+        finally:
+            argument_file.unlink(missing_ok=True)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         for service, result in zip(state.by_role("broker"), pool.map(format_one, state.by_role("broker"))):
             if result.returncode != 0:
-                lines = (result.stderr or result.stdout).strip().splitlines()
+                lines = scrub(result.stderr or result.stdout).strip().splitlines()
                 raise StreamctlError(f"formatting {service.name} failed: "
                                      f"{lines[-1] if lines else result.returncode}")

@@ -1,12 +1,21 @@
-"""The secure sandbox (`sandbox up --secure`): what it adds to the plain ZooKeeper-mode stack.
+"""The secure sandbox (`sandbox up --secure [--kraft]`): what it adds to the plain stack.
 
 - Kafka: one SASL_PLAINTEXT listener per broker with SCRAM-SHA-512, used by clients and
   between brokers alike (user `broker`); streamctl connects as the SCRAM user `streamctl`.
-  The credentials are written into ZooKeeper with Kafka's own ConfigCommand before the
-  brokers start. Kafka's AclAuthorizer decides who may do what: `broker` and `streamctl` are
-  super users (the Connect worker logs in as `streamctl`); `monitor` has exactly the ACLs of
-  read-only monitoring (MONITOR_ACLS), and no ACL means no access.
-- ZooKeeper: SASL DIGEST-MD5 (a JAAS `Server` section lists the users), enforced for every
+  An authorizer decides who may do what (AclAuthorizer in ZooKeeper mode, StandardAuthorizer
+  in KRaft mode): `broker` and `streamctl` are super users (the Connect worker logs in as
+  `streamctl`); `monitor` has exactly the ACLs of read-only monitoring (MONITOR_ACLS), granted
+  the same way in both modes, and no ACL means no access.
+- ZooKeeper mode: the SCRAM credentials are written into ZooKeeper with Kafka's own
+  ConfigCommand before the brokers start.
+- KRaft mode: the SCRAM credentials go into the metadata log when each node's storage is
+  formatted (`kafka-storage format --add-scram`, through a 0600 argument file, so no password
+  is on a command line). The CONTROLLER listener (Raft between controllers, registrations and
+  heartbeats of the brokers) speaks SASL PLAIN as `broker`, the JAAS file's one user: SCRAM
+  cannot serve it, since SCRAM credentials live in the metadata log that this listener
+  replicates (KAFKA-15513). So `broker` is also the controllers' principal, and a super user
+  because the authorizer checks ClusterAction on the controller listener too.
+- ZooKeeper (ZooKeeper mode): SASL DIGEST-MD5 (a JAAS `Server` section lists the users), enforced for every
   session (`enforce.auth.enabled`); the brokers log in as `kafka` (JAAS `Client` section)
   and create their znodes with ACLs (`zookeeper.set.acl=true`: creator-all, plus world-read
   except for the credentials under /config/users). streamctl logs in as `streamctl`, so it
@@ -37,29 +46,45 @@ SUPER_USERS = (BROKER_USER, CLIENT_USER)
 MONITOR_CONTEXT = "sandbox-monitor"
 ZK_BROKER_USER = "kafka"  # ZooKeeper SASL user of the brokers (and of Kafka's tools)
 
-# secret file -> what it is the password of
-SECRETS = {
+CONTROLLER_MECHANISM = "PLAIN"  # KRaft's CONTROLLER listener (see the module docstring)
+SCRAM_USERS = ((BROKER_USER, "kafka-broker"), (CLIENT_USER, "kafka-streamctl"), (MONITOR_USER, "kafka-monitor"))
+
+# secret file -> what it is the password of (KRaft mode: the Kafka ones only)
+KAFKA_SECRETS = {
     "kafka-streamctl": f"Kafka SCRAM user {CLIENT_USER}",
     "kafka-broker": f"Kafka SCRAM user {BROKER_USER}",
     "kafka-monitor": f"Kafka SCRAM user {MONITOR_USER}",
+}
+SECRETS = {
+    **KAFKA_SECRETS,
     "zookeeper-streamctl": f"ZooKeeper SASL user {CLIENT_USER}",
     "zookeeper-kafka": f"ZooKeeper SASL user {ZK_BROKER_USER}",
 }
 
-SUMMARY = (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM} with ACLs, "
-           f"ZooKeeper SASL {ZK_MECHANISM} required, Kafka's znodes under ACLs")
+# sandbox mode -> what `sandbox status` says of its security
+SUMMARY = {
+    "zookeeper": (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM} with ACLs, "
+                  f"ZooKeeper SASL {ZK_MECHANISM} required, Kafka's znodes under ACLs"),
+    "kraft": (f"Kafka SASL_PLAINTEXT/{SCRAM_MECHANISM} with ACLs (StandardAuthorizer), "
+              f"controller listener SASL {CONTROLLER_MECHANISM}"),
+}
+
+
+def secret_names(kraft: bool) -> dict[str, str]:
+    return KAFKA_SECRETS if kraft else SECRETS
 
 # What a read-only monitoring principal needs (resource type, name, operation), each the
 # answer to a request the authorizer refused without it (tests/security/test_monitor_acls.py):
 MONITOR_ACLS = (
     ("Cluster", "kafka-cluster", "DescribeConfigs"),  # a broker's configs: ZooKeeper or KRaft mode, roles
+    ("Cluster", "kafka-cluster", "Describe"),  # KRaft: the controller quorum (DescribeQuorum, check --component quorum)
     ("Topic", "*", "Describe"),              # metadata (a topic without it is not listed), offsets
     ("Topic", "*", "DescribeConfigs"),       # min.insync.replicas, retention
     ("Group", "*", "Describe"),              # list and describe groups, committed offsets (OffsetFetch),
                                              # and FindCoordinator for the record readers' group ids
     ("Topic", "*", "Read"),                  # records: lag in time, topics read, groups peek
 )
-ADDONS_SKIPPED = ("--secure starts ZooKeeper, Kafka and the Connect worker (which logs in with SCRAM): "
+ADDONS_SKIPPED = ("--secure starts Kafka (and ZooKeeper in ZooKeeper mode) and the Connect worker (which logs in with SCRAM): "
                   "the demo Flume agent and Spark job do not speak SASL")
 
 
@@ -72,11 +97,11 @@ class Secrets:
     def path(self, name: str) -> Path:
         return self.folder / f"{name}.password"
 
-    def ensure(self) -> None:
+    def ensure(self, names=SECRETS) -> None:
         """Create any missing password (random, URL-safe, so it needs no quoting anywhere)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.folder, 0o700)
-        for name in SECRETS:
+        for name in names:
             if not self.path(name).exists():
                 write_atomic(self.path(name), secrets.token_urlsafe(24) + "\n", mode=0o600)
 
@@ -88,7 +113,8 @@ class Secrets:
                                  "run `streamctl sandbox down --wipe`") from None
 
     def values(self) -> list[str]:
-        return [self.get(name) for name in SECRETS]
+        """The passwords this sandbox has (a KRaft one has no ZooKeeper passwords)."""
+        return [self.get(name) for name in SECRETS if self.path(name).exists()]
 
     def scrub(self, text: str) -> str:
         """`text` with every sandbox password replaced by ***."""
@@ -124,6 +150,27 @@ def broker_properties(port: int) -> dict[str, object]:
     }
 
 
+def kraft_broker_properties(port: int, controller_port: int) -> dict[str, object]:
+    """Replaces a KRaft node's listener settings: SCRAM for clients and between brokers, PLAIN
+    on the CONTROLLER listener, StandardAuthorizer. `broker` is also the controllers' principal
+    (their PLAIN login), hence a super user: the controllers authorize each other's and the
+    brokers' requests (ClusterAction) like any other."""
+    listener = f"SASL_PLAINTEXT://127.0.0.1:{port}"
+    return {
+        "listeners": f"{listener},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": listener,
+        "listener.security.protocol.map": "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+        "inter.broker.listener.name": "SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": SCRAM_MECHANISM,
+        "sasl.mechanism.inter.broker.protocol": SCRAM_MECHANISM,
+        "listener.name.controller.sasl.enabled.mechanisms": CONTROLLER_MECHANISM,
+        "sasl.mechanism.controller.protocol": CONTROLLER_MECHANISM,
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": ";".join(f"User:{user}" for user in SUPER_USERS),
+        "allow.everyone.if.no.acl.found": "false",
+    }
+
+
 def zookeeper_jaas(store: Secrets) -> str:
     users = "\n".join(f'  user_{user}="{store.get(name)}"'
                       for user, name in ((ZK_BROKER_USER, "zookeeper-kafka"),
@@ -131,24 +178,31 @@ def zookeeper_jaas(store: Secrets) -> str:
     return f"Server {{\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n{users};\n}};\n"
 
 
-def broker_jaas(store: Secrets) -> str:
-    """`KafkaServer`: the broker's own SCRAM login; `Client`: its ZooKeeper login (also Kafka's tools')."""
-    return (
-        "KafkaServer {\n  org.apache.kafka.common.security.scram.ScramLoginModule required\n"
-        f'  username="{BROKER_USER}"\n  password="{store.get("kafka-broker")}";\n}};\n'
-        "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
-        f'  username="{ZK_BROKER_USER}"\n  password="{store.get("zookeeper-kafka")}";\n}};\n'
-    )
+def broker_jaas(store: Secrets, kraft: bool = False) -> str:
+    """`KafkaServer`: the broker's own SCRAM login; ZooKeeper mode: `Client`, its ZooKeeper
+    login (also Kafka's tools'); KRaft mode: `controller.KafkaServer`, the CONTROLLER
+    listener's PLAIN login, whose one user (`user_broker`) is the node itself."""
+    password = store.get("kafka-broker")
+    scram = ("KafkaServer {\n  org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+             f'  username="{BROKER_USER}"\n  password="{password}";\n}};\n')
+    if kraft:
+        return scram + ("controller.KafkaServer {\n  org.apache.kafka.common.security.plain.PlainLoginModule required\n"
+                        f'  username="{BROKER_USER}"\n  password="{password}"\n'
+                        f'  user_{BROKER_USER}="{password}";\n}};\n')
+    return scram + ("Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+                    f'  username="{ZK_BROKER_USER}"\n  password="{store.get("zookeeper-kafka")}";\n}};\n')
 
 
-def write_jaas_files(root: Path) -> dict[str, Path]:
-    """Secrets and the two JAAS files (0600); returns {role: JAAS path}."""
+def write_jaas_files(root: Path, kraft: bool = False) -> dict[str, Path]:
+    """Secrets and the JAAS files (0600; ZooKeeper's in ZooKeeper mode only); returns {role: JAAS path}."""
     store = Secrets(root)
-    store.ensure()
+    store.ensure(secret_names(kraft))
     conf = Path(root) / "conf"
-    files = {"zookeeper": conf / "zookeeper-jaas.conf", "broker": conf / "kafka-jaas.conf"}
-    write_atomic(files["zookeeper"], zookeeper_jaas(store), mode=0o600)
-    write_atomic(files["broker"], broker_jaas(store), mode=0o600)
+    files = {"broker": conf / "kafka-jaas.conf"}
+    write_atomic(files["broker"], broker_jaas(store, kraft), mode=0o600)
+    if not kraft:
+        files["zookeeper"] = conf / "zookeeper-jaas.conf"
+        write_atomic(files["zookeeper"], zookeeper_jaas(store), mode=0o600)
     return files
 
 
@@ -166,8 +220,7 @@ def create_scram_users(root: Path, zookeeper_hosts: str, java: str, jvm_flags: l
     store = Secrets(root)
     conf = Path(root) / "conf"
     cp = maven.classpath(maven.KAFKA, jars_root)
-    for user, name in ((BROKER_USER, "kafka-broker"), (CLIENT_USER, "kafka-streamctl"),
-                       (MONITOR_USER, "kafka-monitor")):
+    for user, name in SCRAM_USERS:
         config_file = store.folder / f"scram-{user}.properties"
         write_atomic(config_file, f"{SCRAM_MECHANISM}=password={store.get(name)}\n", mode=0o600)
         try:
@@ -186,6 +239,14 @@ def create_scram_users(root: Path, zookeeper_hosts: str, java: str, jvm_flags: l
             lines = store.scrub(result.stderr or result.stdout).strip().splitlines()
             raise StreamctlError(f"creating the SCRAM user {user} failed: "
                                  f"{lines[-1] if lines else result.returncode}")
+
+
+def scram_format_arguments(root: Path) -> list[str]:
+    """`kafka-storage format` arguments that put each SCRAM user into a KRaft node's bootstrap
+    metadata. They hold the passwords: hand them to Kafka through a 0600 argument file only."""
+    store = Secrets(root)
+    return [argument for user, name in SCRAM_USERS
+            for argument in ("--add-scram", f"{SCRAM_MECHANISM}=[name={user},password={store.get(name)}]")]
 
 
 # ---- clients ---------------------------------------------------------------------------------
@@ -209,20 +270,20 @@ def java_client_jaas(root: Path) -> Path:
 JAVA_CLIENT_PROPERTIES = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM}
 
 
-def context_fragment(root: Path) -> dict:
+def context_fragment(root: Path, kraft: bool = False) -> dict:
     """What the `sandbox` context adds: the same settings, passwords as ${file:...} references."""
     store = Secrets(root)
-    return {
-        "kafka": {"properties": {
-            "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
-            "sasl.username": CLIENT_USER,
-            "sasl.password": f"${{file:{store.path('kafka-streamctl')}}}",
-        }},
-        "zookeeper": {"sasl": {
+    fragment: dict = {"kafka": {"properties": {
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": SCRAM_MECHANISM,
+        "sasl.username": CLIENT_USER,
+        "sasl.password": f"${{file:{store.path('kafka-streamctl')}}}",
+    }}}
+    if not kraft:
+        fragment["zookeeper"] = {"sasl": {
             "mechanism": ZK_MECHANISM, "username": CLIENT_USER,
             "password": f"${{file:{store.path('zookeeper-streamctl')}}}",
-        }},
-    }
+        }}
+    return fragment
 
 
 def monitor_context(context: dict, root: Path) -> dict:

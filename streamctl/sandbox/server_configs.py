@@ -37,7 +37,7 @@ def write_service_configs(root: Path, classpath: str, state: SandboxState, jvm_f
     else:
         (conf / "log4j.properties").write_text(LOG4J1)
         log_flag = f"-Dlog4j.configuration=file:{conf / 'log4j.properties'}"
-    jaas = sandbox_secure.write_jaas_files(root) if state.secure else {}
+    jaas = sandbox_secure.write_jaas_files(root, kraft=state.mode == "kraft") if state.secure else {}
     for service in state.services:
         path = conf / f"{service.name}.properties"
         if service.role == "zookeeper":
@@ -107,6 +107,9 @@ def broker_properties(root: Path, service: Service, state: SandboxState) -> str:
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
         }
+        if state.secure:
+            assert service.controller_port is not None  # every KRaft node has one
+            props |= sandbox_secure.kraft_broker_properties(service.port, service.controller_port)
     if sandbox_tls.enabled(state):
         props = sandbox_tls.broker_properties(props, root, service, state)
     return as_properties(props)

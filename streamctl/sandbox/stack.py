@@ -104,14 +104,12 @@ class Sandbox:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
-        secure=True (SASL, ZooKeeper mode only) starts only the add-ons that log in (Connect);
+        secure=True (SASL, an authorizer) starts only the add-ons that log in (Connect);
         addon_roles limits the add-ons to those roles (e.g. ("connect",)); distributed=True runs
         the Spark job on a standalone Master and Worker instead of local[2].
         """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
-        if secure and kraft:
-            raise UsageError("--secure is for the ZooKeeper-mode sandbox; it does not combine with --kraft")
         if secure and tls:
             raise UsageError("--tls does not combine with --secure (SASL_PLAINTEXT listeners)")
         if secure and distributed:
@@ -142,7 +140,7 @@ class Sandbox:
             if kraft:
                 self._format_storage(state, java)
         self._start_roles(state, ("zookeeper",), java)
-        if state.secure and not state.extras.get("scram_users"):
+        if state.secure and state.mode == "zookeeper" and not state.extras.get("scram_users"):
             self._create_scram_users(state, java)
         self._start_roles(state, ("broker",), java)
         if state.secure:
@@ -211,9 +209,10 @@ class Sandbox:
         self._save(state)
 
     def _format_storage(self, state: SandboxState, java: str) -> None:
-        self.report("formatting KRaft storage")
+        self.report("formatting KRaft storage" + (" with the SCRAM users" if state.secure else ""))
+        secret_arguments = tuple(sandbox_secure.scram_format_arguments(self.root)) if state.secure else ()
         kraft_storage.format_storage(self.root, maven.classpath(maven.KAFKA_KRAFT, self.jars_root), state, java,
-                                     JVM_FLAGS)
+                                     JVM_FLAGS, secret_arguments, sandbox_secure.Secrets(self.root).scrub)
 
     def _start(self, state: SandboxState, service: Service, java: str) -> None:
         self.report(f"starting {service.name}" + (f" on 127.0.0.1:{service.port}" if service.port else ""))

@@ -1,5 +1,6 @@
-"""The least-privilege monitoring principal on the secure sandbox, whose brokers run Kafka's
-AclAuthorizer (no ACL, no access): `monitor` holds exactly MONITOR_ACLS; check, every read
+"""The least-privilege monitoring principal on the secure sandbox in both modes, whose brokers
+run Kafka's AclAuthorizer (ZooKeeper mode) or StandardAuthorizer (KRaft mode), no ACL, no
+access: `monitor` holds exactly MONITOR_ACLS; check, every read
 command and the dashboard's reads work as it; every Kafka mutation is refused by the brokers in
 one line naming the ACL missing, and nothing changes (as the admin principal sees it)."""
 
@@ -22,12 +23,19 @@ from confluent_kafka.admin import (
 from streamctl.backends.kafka.admin import KafkaAdmin
 from streamctl.backends.kafka.authz import NotAuthorized
 from streamctl.sandbox.secure import MONITOR_ACLS, MONITOR_CONTEXT, MONITOR_USER
+from tests.security.conftest import MODES
 from tests.security.helpers import one_error_line, unique
 
 pytestmark = pytest.mark.integration
 
 RECORDS = 10  # per partition of the scene's topic
 PARTITIONS = 2
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def secure(request):
+    """Every test here runs on the secure sandbox of each mode (each started once a session)."""
+    return request.getfixturevalue(MODES[request.param])
 
 
 def commit(secure, group: str, topic: str, offset: int) -> None:
@@ -97,16 +105,17 @@ def test_check_as_the_monitor_sees_what_the_admin_sees(secure, scene):
     as_monitor = monitor_cli(secure, "check", "--format", "json")
     assert as_monitor.stderr == ""
     admin_report, monitor_report = json.loads(as_admin.stdout), json.loads(as_monitor.stdout)
-    assert {n: c["evaluated"] for n, c in monitor_report["components"].items()} == \
-        {"kafka": True, "zookeeper": True, "connect": True}
+    components = ("kafka", "connect") if secure.kraft else ("kafka", "zookeeper", "connect")
+    assert {n: c["evaluated"] for n, c in monitor_report["components"].items()} == dict.fromkeys(components, True)
 
     def findings(report):
         return sorted((f["component"], f["code"], f["object"], f["severity"]) for f in report["findings"])
 
     assert findings(monitor_report) == findings(admin_report)
-    assert {f["code"]: f["severity"] for f in monitor_report["findings"] if f["severity"] != "OK"} == \
-        {"ZK_ENSEMBLE_SIZE": "WARN"}  # a one-server ensemble, nothing else
-    assert as_monitor.returncode == as_admin.returncode == 1
+    # ZooKeeper mode: a one-server ensemble warns, nothing else does
+    warnings = {} if secure.kraft else {"ZK_ENSEMBLE_SIZE": "WARN"}
+    assert {f["code"]: f["severity"] for f in monitor_report["findings"] if f["severity"] != "OK"} == warnings
+    assert as_monitor.returncode == as_admin.returncode == (1 if warnings else 0)
     kafka_and_connect = monitor_cli(secure, "check", "--component", "kafka,connect")
     assert kafka_and_connect.returncode == 0, kafka_and_connect.stdout
     assert kafka_and_connect.stdout.startswith("STREAMCTL OK")
@@ -254,3 +263,13 @@ def test_the_monitor_context_is_read_only_too(secure, scene):
     result = monitor_cli(secure, "connect", "pause", "weblog-archive", "--execute")
     assert result.returncode == 3
     assert one_error_line(result) == f"streamctl: error: context '{MONITOR_CONTEXT}' is read-only: refusing connect pause"
+
+
+def test_the_kraft_quorum_as_the_monitor(secure_kraft):
+    """KRaft mode only (ZooKeeper mode has no controller quorum): `check --component quorum`,
+    Kafka's metadata-quorum tool (DescribeQuorum: Describe on the Cluster), as the monitor."""
+    result = monitor_cli(secure_kraft, "check", "--component", "quorum", "--format", "json")
+    assert result.stderr == "", result.stderr
+    report = json.loads(result.stdout)
+    assert report["components"]["quorum"]["evaluated"] is True, report
+    assert result.returncode == 0, report

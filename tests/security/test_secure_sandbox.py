@@ -1,5 +1,6 @@
 """What `sandbox up --secure` runs: SCRAM-only Kafka, SASL-only ZooKeeper with ACLs on Kafka's
-znodes, passwords only in private files, a context that refers to them."""
+znodes, passwords only in private files, a context that refers to them; and in KRaft mode
+(`--secure --kraft`) the same Kafka side, its SCRAM users formatted into the metadata log."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import json
 import stat
 import time
 
+import psutil
 import pytest
 import yaml
 
 from streamctl.backends.kafka.client import KafkaError
 from streamctl.backends.kafka.cluster import KafkaBackend
 from streamctl.config import load_config
-from streamctl.sandbox.secure import ADDONS_SKIPPED, SECRETS, SUMMARY
+from streamctl.sandbox.secure import ADDONS_SKIPPED, KAFKA_SECRETS, MONITOR_CONTEXT, SECRETS, SUMMARY
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +43,7 @@ def test_passwords_are_private_files_and_the_context_refers_to_them(secure):
 def test_status_shows_the_secure_mode(secure):
     result = secure.cli("sandbox", "status")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == f"mode: zookeeper, 1 broker(s), secure ({SUMMARY})"
+    assert result.stdout.splitlines()[0] == f"mode: zookeeper, 1 broker(s), secure ({SUMMARY['zookeeper']})"
     assert {"zookeeper", "kafka-1"} <= set(result.stdout.split())
 
 
@@ -57,10 +59,48 @@ def test_up_again_reports_the_running_secure_stack_and_refuses_another_shape(sec
     assert plain.stderr.strip() == (
         f"streamctl: error: the sandbox at {secure.root} is a secure zookeeper stack with 1 broker(s); "
         "run `streamctl sandbox down --wipe` before asking for another shape")
-    kraft = secure.cli("sandbox", "up", "--secure", "--kraft")
-    assert kraft.returncode == 3
-    assert kraft.stderr.strip() == ("streamctl: error: --secure is for the ZooKeeper-mode sandbox; "
-                                    "it does not combine with --kraft")
+
+
+def test_the_kraft_secure_sandbox_starts_and_writes_its_contexts(secure_kraft):
+    """`--secure --kraft`: Kafka's three SCRAM passwords (no ZooKeeper), the same two contexts,
+    StandardAuthorizer, SCRAM only on the client listener, and no password outside the 0600
+    secret and JAAS files: not in the configs, logs, data or state, nor on a command line (the
+    storage format's argument files are gone)."""
+    sandbox = secure_kraft
+    folder = sandbox.root / "secrets"
+    assert {p.name for p in folder.iterdir()} == {f"{name}.password" for name in KAFKA_SECRETS}
+    assert mode(folder) == 0o700 and all(mode(p) == 0o600 for p in folder.iterdir())
+    status = sandbox.cli("sandbox", "status")
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.splitlines()[0] == f"mode: kraft, 1 broker(s), secure ({SUMMARY['kraft']})"
+
+    contexts = yaml.safe_load(sandbox.config_path.read_text())["contexts"]
+    assert set(contexts) == {"sandbox", MONITOR_CONTEXT}
+    assert "zookeeper" not in contexts["sandbox"]
+    for name, user in (("sandbox", "streamctl"), (MONITOR_CONTEXT, "monitor")):
+        properties = contexts[name]["kafka"]["properties"]
+        assert (properties["sasl.username"], properties["sasl.password"]) == \
+            (user, f"${{file:{folder / f'kafka-{user}.password'}}}")
+    assert contexts[MONITOR_CONTEXT]["read_only"] is True
+
+    md = KafkaBackend(sandbox.kafka_client(), timeout=5).metadata()
+    assert [b.id for b in md.brokers] == [1]
+    with pytest.raises(KafkaError):
+        KafkaBackend({"bootstrap.servers": sandbox.bootstrap_servers}, timeout=3).metadata()
+    server = (sandbox.root / "conf" / "kafka-1.properties").read_text().splitlines()
+    assert "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer" in server
+    assert not list((sandbox.root / "conf").glob("*.args"))
+
+    passwords = [sandbox.password(name) for name in KAFKA_SECRETS]
+    allowed = {*folder.iterdir(), sandbox.root / "conf" / "kafka-jaas.conf", sandbox.root / "conf" / "client-jaas.conf"}
+    assert all(mode(path) == 0o600 for path in allowed)
+    holding = [path for path in sandbox.tmp.rglob("*") if path.is_file() and path not in allowed
+               and any(p.encode() in path.read_bytes() for p in passwords)]
+    assert holding == []
+    pids = {s.pid for s in sandbox.sandbox.state().services if s.alive}
+    assert pids
+    command_lines = " ".join(" ".join(psutil.Process(pid).cmdline()) for pid in pids)
+    assert not [p for p in passwords if p in command_lines]
 
 
 def test_kafka_listener_speaks_only_sasl_scram(secure):
