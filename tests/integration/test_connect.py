@@ -101,11 +101,16 @@ def test_list_equals_the_rest_api(connect, worker):
 
 
 def test_status_describe_plugins_and_offsets_equal_the_rest_api(connect, worker):
-    status = _json(connect("connect", "status", DEMO_CONNECTOR, "-o", "json"))
-    rest = _rest(worker, f"/connectors/{DEMO_CONNECTOR}/status")
-    assert (status["state"], status["worker_id"]) == (rest["connector"]["state"], rest["connector"]["worker_id"])
-    assert [(t["id"], t["state"], t["worker_id"]) for t in status["task_states"]] == \
-        [(t["id"], t["state"], t["worker_id"]) for t in rest["tasks"]]
+    # The demo sink runs and commits meanwhile: a live reading is compared with the REST API's
+    # until the two are taken between the same changes.
+    def status_equal() -> bool:
+        status = _json(connect("connect", "status", DEMO_CONNECTOR, "-o", "json"))
+        rest = _rest(worker, f"/connectors/{DEMO_CONNECTOR}/status")
+        return ((status["state"], status["worker_id"]) == (rest["connector"]["state"], rest["connector"]["worker_id"])
+                and [(t["id"], t["state"], t["worker_id"]) for t in status["task_states"]]
+                == [(t["id"], t["state"], t["worker_id"]) for t in rest["tasks"]])
+
+    _wait(status_equal, what="connect status to equal the REST API's")
 
     described = _json(connect("connect", "describe", DEMO_CONNECTOR, "-o", "json"))
     assert described["config"] == _rest(worker, f"/connectors/{DEMO_CONNECTOR}/config")
@@ -114,8 +119,11 @@ def test_status_describe_plugins_and_offsets_equal_the_rest_api(connect, worker)
     assert [(p["class"], p["type"], p["version"]) for p in plugins] == \
         [(p["class"], p["type"], p["version"]) for p in _rest(worker, "/connector-plugins")]
 
-    offsets = _json(connect("connect", "offsets", DEMO_CONNECTOR, "-o", "json"))
-    assert [o["raw"] for o in offsets["offsets"]] == _rest(worker, f"/connectors/{DEMO_CONNECTOR}/offsets")["offsets"]
+    def offsets_equal() -> bool:
+        offsets = _json(connect("connect", "offsets", DEMO_CONNECTOR, "-o", "json"))
+        return [o["raw"] for o in offsets["offsets"]] == _rest(worker, f"/connectors/{DEMO_CONNECTOR}/offsets")["offsets"]
+
+    _wait(offsets_equal, what="connect offsets to equal the REST API's")
 
 
 def test_the_demo_sink_is_a_consumer_group_with_offsets(connect, sandbox, worker):
@@ -274,10 +282,10 @@ def test_unknown_connector_and_missing_section_are_one_line(connect, sandbox, tm
     assert result.returncode != 0 and "no connect: section" in result.stderr
 
 
-def _wait(predicate, timeout: float = 30.0):
+def _wait(predicate, timeout: float = 30.0, what: str = "condition"):
     from tests.conftest import RunningSandbox
 
-    return RunningSandbox.wait_until(predicate, timeout=timeout, interval=0.5)
+    return RunningSandbox.wait_until(predicate, timeout=timeout, interval=0.5, what=what)
 
 
 def test_a_worker_on_the_kraft_sandbox_runs_the_demo_sink(kraft_sandbox):
