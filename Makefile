@@ -38,7 +38,7 @@ lint: venv-test
 ## started by the fixtures)
 test: venv-test lint
 	scripts/system-deps
-	$(BIN)/streamctl sandbox fetch --kraft
+	$(BIN)/streamctl sandbox fetch --kraft --distributed
 	$(BIN)/pytest
 
 ## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py),

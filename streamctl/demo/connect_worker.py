@@ -20,7 +20,7 @@ from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import tls as sandbox_tls
-from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.addons import Addon, Shape
 from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
 from streamctl.sandbox.state import SandboxState, Service
 
@@ -161,5 +161,10 @@ def context(state: SandboxState) -> dict:
     return {"connect": {"urls": [base], "timeout": 10.0}} if base else {}
 
 
-ADDON = Addon(role="connect", artifact_sets=(CONNECT_FILE, CONNECT_FILE_KRAFT), plan=plan, ready=ready,
+def connect_sets(shape: Shape) -> tuple[maven.ArtifactSet, ...]:
+    """The file connectors of the shape's Kafka version."""
+    return (CONNECT_FILE_KRAFT if shape.kraft else CONNECT_FILE,)
+
+
+ADDON = Addon(role="connect", artifact_sets=connect_sets, plan=plan, ready=ready,
               context=context, secure=True, after=("spark",))  # its demo sink reads the job's output

@@ -14,8 +14,9 @@ from pathlib import Path
 from streamctl.backends.flume import FlumeError, fetch
 from streamctl.flume import launcher
 from streamctl.flume.control import sandbox_agents
+from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
-from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.addons import Addon, Shape
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState, Service
 
@@ -84,5 +85,10 @@ def access_log(state: SandboxState) -> Path:
     return Path(sandbox_agents(state)[AGENT]["access_log"])
 
 
-ADDON = Addon(role=ROLE, artifact_sets=(launcher.FLUME, launcher.FLUME_HDFS), plan=plan, ready=ready,
+def flume_sets(shape: Shape) -> tuple[maven.ArtifactSet, ...]:
+    """Flume, and its HDFS sink on the --distributed stack (the only one with an HDFS)."""
+    return (launcher.FLUME, launcher.FLUME_HDFS) if shape.distributed else (launcher.FLUME,)
+
+
+ADDON = Addon(role=ROLE, artifact_sets=flume_sets, plan=plan, ready=ready,
               context=context, after=("hdfs",))  # --distributed: its HDFS sink writes there

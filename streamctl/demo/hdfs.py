@@ -119,4 +119,4 @@ def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:
     return beans.get("NumLiveDataNodes", 0) >= 1 and beans.get("Safemode") == ""
 
 
-ADDON = Addon(role=ROLE, artifact_sets=(HADOOP,), plan=plan, ready=ready, distributed_only=True)
+ADDON = Addon(role=ROLE, artifact_sets=lambda shape: (HADOOP,), plan=plan, ready=ready, distributed_only=True)

@@ -74,6 +74,6 @@ def context(state: SandboxState) -> dict:
     return {"jobs": {JOB: {**{k: job[k] for k in keys}, **on_hdfs, "outputs": [OUTPUT]}}}
 
 
-ADDON = Addon(role="spark", artifact_sets=(launcher.CONNECTOR,), plan=plan, ready=ready,
+ADDON = Addon(role="spark", artifact_sets=lambda shape: (launcher.CONNECTOR,), plan=plan, ready=ready,
               context=lambda state: {"spark": context(state)} if context(state) else {},
               after=(demo_hdfs.ROLE, spark_cluster.ROLE))  # its checkpoint on HDFS, its master

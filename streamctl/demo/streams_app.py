@@ -16,7 +16,7 @@ from pathlib import Path
 
 from streamctl.atomic import write_atomic
 from streamctl.jvm import maven
-from streamctl.sandbox.addons import Addon
+from streamctl.sandbox.addons import Addon, Shape
 from streamctl.sandbox.stack import JVM_FLAGS, Sandbox
 from streamctl.sandbox.state import SandboxState, Service
 
@@ -87,5 +87,10 @@ def context(state: SandboxState) -> dict:
     return {"kafka": {"streams": {APP_ID: {"outputs": [OUTPUT]}}}}
 
 
-ADDON = Addon(role="streams", artifact_sets=(KAFKA_STREAMS, KAFKA_STREAMS_KRAFT), plan=plan, ready=ready,
+def streams_sets(shape: Shape) -> tuple[maven.ArtifactSet, ...]:
+    """Kafka Streams of the shape's Kafka version."""
+    return (KAFKA_STREAMS_KRAFT if shape.kraft else KAFKA_STREAMS,)
+
+
+ADDON = Addon(role="streams", artifact_sets=streams_sets, plan=plan, ready=ready,
               context=context, after=("flume", "spark"))  # the agent feeds its input; after the job as always

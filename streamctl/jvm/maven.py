@@ -5,6 +5,11 @@ throw-away pom listing the set's coordinates and runs `dependency:copy-dependenc
 so the machine's own Maven settings (mirrors, proxies, ~/.m2) apply. The result lands
 in a temporary folder that is renamed into place only when mvn succeeded: a cache
 folder either holds a complete set or does not exist.
+
+`fetch_all` runs up to PARALLEL mvn processes at once, each into its own staging folder. They
+share the local repository (~/.m2): Maven 3.8's resolver downloads each file under a file lock
+of its own (PartialFile) and renames it into place; Maven 3.9+ takes the named file locks the
+flags in LOCKING ask for (older versions ignore them).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -26,6 +33,9 @@ KAFKA_KRAFT_VERSION = "4.1.1"
 LOG4J2_VERSION = "2.24.3"
 
 MARKER = ".complete"
+PARALLEL = 2  # mvn processes at once: the machine's network does the work, each JVM costs a core to start
+# Maven 3.9+: cross-process locks on the shared local repository (named locks, one file per artifact).
+LOCKING = ("-Daether.syncContext.named.factory=file-lock", "-Daether.syncContext.named.nameMapper=file-gav")
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,7 @@ def fetch(
         staged = work / "lib"
         result = subprocess.run(
             [mvn, "-B", "-q", "-f", str(work / "pom.xml"), "dependency:copy-dependencies",
-             f"-DoutputDirectory={staged}", "-DincludeScope=runtime"],
+             f"-DoutputDirectory={staged}", "-DincludeScope=runtime", *LOCKING],
             capture_output=True, text=True, timeout=1800,
         )
         if result.returncode != 0 or not staged.is_dir():
@@ -121,6 +131,42 @@ def fetch(
             shutil.rmtree(target)
         staged.rename(target)
     return target
+
+
+@dataclass(frozen=True)
+class Fetched:
+    artifact_set: ArtifactSet
+    folder: Path
+    cached: bool  # it was in the cache already: no mvn ran
+
+
+def fetch_all(
+    sets: Sequence[ArtifactSet],
+    root: Path | None = None,
+    report: Callable[[str], None] = lambda _: None,
+    parallel: int = PARALLEL,
+) -> list[Fetched]:
+    """Resolve every set not cached yet, `parallel` mvn processes at once; results in `sets` order.
+
+    The first failure is raised (naming its set, as `fetch` does) once the running mvn processes
+    have ended; the sets not started by then are not."""
+    unique = list(dict.fromkeys(sets))
+    cached = {s for s in unique if is_fetched(s, root)}
+    failed = threading.Event()
+
+    def fetch_unless_failed(artifact_set: ArtifactSet) -> Path | None:
+        if failed.is_set():
+            return None  # a set queued before it failed: not started
+        try:
+            return fetch(artifact_set, root, report)
+        except StreamctlError:
+            failed.set()
+            raise
+
+    with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(unique) - len(cached)))) as pool:
+        futures = [pool.submit(fetch_unless_failed, s) for s in unique]
+        # The queue runs in order, so a skipped set comes after the failed one that raises here.
+        return [Fetched(s, future.result() or lib_dir(s, root), s in cached) for s, future in zip(unique, futures)]
 
 
 def _pom(artifact_set: ArtifactSet) -> str:

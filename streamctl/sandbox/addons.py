@@ -17,6 +17,22 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """What a stack's jars depend on: Kafka's mode (ZooKeeper or KRaft) and --distributed."""
+
+    kraft: bool = False
+    distributed: bool = False
+
+    @property
+    def kafka_set(self) -> maven.ArtifactSet:
+        return maven.KAFKA_KRAFT if self.kraft else maven.KAFKA
+
+
+def no_artifacts(shape: Shape) -> tuple[maven.ArtifactSet, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
 class Addon:
     """A demo component the sandbox runs after Kafka (the Flume agent, the Spark job).
 
@@ -25,7 +41,8 @@ class Addon:
     """
 
     role: str
-    artifact_sets: tuple[maven.ArtifactSet, ...] = ()
+    # The jar sets it runs on a stack of that shape (e.g. Connect's for the shape's Kafka version).
+    artifact_sets: Callable[[Shape], tuple[maven.ArtifactSet, ...]] = no_artifacts
     # New services for a fresh stack (ports picked, configs written, topics created).
     plan: Callable[[Sandbox, SandboxState], list[Service]] = lambda sb, st: []
     ready: Callable[[Sandbox, SandboxState, Service], bool] = lambda sb, st, sv: True
@@ -62,3 +79,23 @@ def start_order(found: list[Addon]) -> list[Addon]:
         ordered.append(ready)
         waiting.remove(ready)
     return ordered
+
+
+def runs_on(addon: Addon, shape: Shape) -> bool:
+    """Whether a stack of this shape (with its demo pipeline) starts the add-on."""
+    return shape.distributed or not addon.distributed_only
+
+
+def shape_sets(shape: Shape, wanted: list[Addon]) -> list[maven.ArtifactSet]:
+    """The jar sets a stack of this shape running the `wanted` add-ons needs: Kafka's first."""
+    sets = [shape.kafka_set] + [s for addon in wanted for s in addon.artifact_sets(shape)]
+    return list(dict.fromkeys(sets))
+
+
+def fetch_sets(kraft: bool = False, distributed: bool = False) -> list[maven.ArtifactSet]:
+    """What `sandbox fetch` resolves: the default shape's sets (ZooKeeper mode, Spark in
+    local[2]), plus the KRaft shape's with `kraft` and the --distributed shape's with `distributed`."""
+    shapes = [Shape(k, d) for k in (False, True)[:1 + kraft] for d in (False, True)[:1 + distributed]]
+    found = addons()
+    sets = [s for shape in shapes for s in shape_sets(shape, [a for a in found if runs_on(a, shape)])]
+    return list(dict.fromkeys(sets))

@@ -24,27 +24,29 @@ def _sandbox(session: Session, report=None):
 
 
 @sandbox.command("fetch")
-@click.option("--kraft", is_flag=True, help="Also resolve the Kafka 4.x (KRaft) artifacts.")
+@click.option("--kraft", is_flag=True, help="Also resolve what `up --kraft` runs (Kafka 4.x and its add-ons).")
+@click.option("--distributed", is_flag=True,
+              help="Also resolve what `up --distributed` runs (HDFS, Flume's HDFS sink).")
 @click.pass_obj
-def sandbox_fetch(session: Session, kraft: bool) -> None:
+def sandbox_fetch(session: Session, kraft: bool, distributed: bool) -> None:
     """Resolve the JVM artifacts from Maven Central into the cache (no-op once cached).
 
+    By default, what `sandbox up` runs (ZooKeeper mode); `up --kraft` and `up --distributed`
+    fetch their own when first used, or ahead of time with these flags.
+
     \b
-    Example:
-      streamctl sandbox fetch --kraft
+    Examples:
+      streamctl sandbox fetch
+      streamctl sandbox fetch --kraft --distributed     # everything the test suite starts
     """
     from streamctl.console import progress_status
     from streamctl.jvm import maven
-    from streamctl.sandbox.addons import addons
+    from streamctl.sandbox.addons import fetch_sets
 
     with progress_status("fetching") as report:
-        sets = [maven.KAFKA] + ([maven.KAFKA_KRAFT] if kraft else [])
-        sets += [s for addon in addons() for s in addon.artifact_sets]
-        for artifact_set in sets:
-            already = maven.is_fetched(artifact_set)
-            folder = maven.fetch(artifact_set, report=report)
-            verb = "cached" if already else "fetched"
-            report.done(f"{artifact_set.title}: {verb} in {folder}")
+        for fetched in maven.fetch_all(fetch_sets(kraft, distributed), report=report):
+            verb = "cached" if fetched.cached else "fetched"
+            report.done(f"{fetched.artifact_set.title}: {verb} in {fetched.folder}")
 
 
 @sandbox.command("up")

@@ -27,7 +27,7 @@ from streamctl.sandbox import context as sandbox_context
 from streamctl.sandbox import kraft_storage, probes, server_configs
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import tls as sandbox_tls
-from streamctl.sandbox.addons import addons
+from streamctl.sandbox.addons import Shape, addons, runs_on, shape_sets
 from streamctl.sandbox.state import SandboxState, Service, ServiceStatus, StateLock
 
 Report = Callable[[str], None]
@@ -77,13 +77,12 @@ class Sandbox:
 
     # ---- fetch -------------------------------------------------------------------
 
-    def fetch(self, kraft: bool = False, with_addons: bool = True, only=None) -> None:
-        """Resolve Kafka's jars and the add-ons' (`only` those add-ons when given)."""
-        sets = self._artifact_sets(kraft)
-        if with_addons:
-            sets += [a for addon in (addons() if only is None else only) for a in addon.artifact_sets]
-        for artifact_set in sets:
-            maven.fetch(artifact_set, self.jars_root, self.report)
+    def fetch(self, kraft: bool = False, with_addons: bool = True, only=None, distributed: bool = False) -> None:
+        """Resolve the jars a stack of this shape runs: Kafka's and its add-ons' (`only` those
+        add-ons when given), a no-op for the sets already cached."""
+        shape = Shape(kraft, distributed)
+        wanted = ([a for a in addons() if runs_on(a, shape)] if only is None else only) if with_addons else []
+        maven.fetch_all(shape_sets(shape, wanted), self.jars_root, self.report)
 
     @staticmethod
     def _artifact_sets(kraft: bool) -> list[maven.ArtifactSet]:
@@ -130,7 +129,7 @@ class Sandbox:
             self.write_context(state)
             return state, False
         java = _java()
-        self.fetch(kraft, bool(wanted), only=wanted)
+        self.fetch(kraft, bool(wanted), only=wanted, distributed=distributed)
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure, state.distributed = secure, distributed
