@@ -49,14 +49,19 @@ def _is_test_module(name: str) -> bool:
 test_module_imports.__test__ = False  # a helper, not a test
 
 
-def misplaced(files: dict[Path, str], packages: set[str]) -> list[str]:
+def misplaced(files: dict[Path, str], packages: set[str], top_modules: set[str]) -> list[str]:
     """The test files (path under unit/: source) whose folder is not a product package, or that
-    import nothing of the package their folder names. Files at unit/'s top and in unit/suite/
-    are free."""
+    import nothing of the package their folder names; at unit/'s top, those whose name does not
+    start with a top-level module's (test_times*.py: streamctl/times.py). unit/suite/ is free."""
     found = []
     for path, source in files.items():
         folder = path.parent.parts
-        if not folder or folder[0] == SUITE:
+        if not folder:
+            if not any(path.stem == f"test_{module}" or path.stem.startswith(f"test_{module}_")
+                       for module in top_modules):
+                found.append(f"{path}: no top-level module streamctl.{path.stem.removeprefix('test_')}")
+            continue
+        if folder[0] == SUITE:
             continue
         package = ".".join(("streamctl", *folder))
         if package not in packages:
@@ -93,7 +98,8 @@ def test_no_module_imports_a_test_module():
 def test_unit_tests_mirror_the_package_layout():
     files = {path.relative_to(UNIT): path.read_text() for path in UNIT.rglob("test_*.py")}
     assert len(files) > 50
-    assert misplaced(files, set(repo.packages())) == []
+    top_modules = {path.stem for path in (repo.ROOT / "streamctl").glob("*.py") if path.stem != "__init__"}
+    assert misplaced(files, set(repo.packages()), top_modules) == []
 
 
 def test_every_unit_folder_is_a_package_of_the_suite():
@@ -122,7 +128,11 @@ def test_the_checks_catch_what_they_look_for():
                       Path("suite/test_lint.py"): "import subprocess\n",
                       Path("kafka/lags/test_store.py"): "from streamctl.kafka.lag.store import LagStore\n",
                       Path("kafka/lag/test_topics.py"): "from streamctl.kafka.topics import plans\n",
-                      Path("kafka/test_rules.py"): "from streamctl.kafka_rules import x\n"}, packages) == [
+                      Path("kafka/test_rules.py"): "from streamctl.kafka_rules import x\n",
+                      Path("test_times_parsing.py"): "from streamctl import times\n",
+                      Path("test_sandbox_fetch.py"): "from streamctl.sandbox import addons\n"},
+                     packages, {"times", "cli"}) == [
         "kafka/lag/test_topics.py: imports nothing of streamctl.kafka.lag",
         "kafka/lags/test_store.py: no package streamctl.kafka.lags",
-        "kafka/test_rules.py: imports nothing of streamctl.kafka"]
+        "kafka/test_rules.py: imports nothing of streamctl.kafka",
+        "test_sandbox_fetch.py: no top-level module streamctl.sandbox_fetch"]
