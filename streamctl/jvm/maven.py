@@ -29,7 +29,9 @@ from streamctl import paths
 from streamctl.errors import StreamctlError
 
 KAFKA_ZK_VERSION = "3.9.2"
-KAFKA_KRAFT_VERSION = "4.1.1"
+# The newest Kafka whose broker, Streams and connect-file jars Maven Central all serves: 4.4.0
+# starts on JDK 17, but connect-file 4.4.0 is not served (nor is 4.2.2).
+KAFKA_KRAFT_VERSION = "4.3.1"
 LOG4J2_VERSION = "2.24.3"
 
 MARKER = ".complete"

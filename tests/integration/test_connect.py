@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from streamctl.demo.connect_worker import DEMO_CONNECTOR, url
+from streamctl.jvm import maven
 from tests.integration.kafka_helpers import unique, write_context
 
 pytestmark = pytest.mark.integration
@@ -289,12 +290,12 @@ def _wait(predicate, timeout: float = 30.0, what: str = "condition"):
 
 
 def test_a_worker_on_the_kraft_sandbox_runs_the_demo_sink(kraft_sandbox):
-    """Kafka 4.1.1 in KRaft mode: the same worker (connect-runtime and connect-file 4.1.1)."""
+    """Kafka 4.x in KRaft mode: the same worker (connect-runtime and connect-file of the KRaft version)."""
     state, _ = kraft_sandbox.sandbox.up(brokers=3, kraft=True, addon_roles=("connect",))
     worker = url(state)
     kraft_sandbox.wait_until(lambda: _state_or_none(worker, DEMO_CONNECTOR) == ("RUNNING", ["RUNNING"]), timeout=90,
                              what="the demo sink running on the KRaft stack")
-    assert _rest(worker, "/")["version"] == "4.1.1"
+    assert _rest(worker, "/")["version"] == maven.KAFKA_KRAFT_VERSION
     listed = _json(kraft_sandbox.cli("connect", "list", "-o", "json"))
     assert [(c["name"], c["state"], c["tasks_running"]) for c in listed["connectors"]] == [(DEMO_CONNECTOR, "RUNNING", 1)]
     check = kraft_sandbox.cli("check", "--component", "connect")

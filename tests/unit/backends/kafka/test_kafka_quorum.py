@@ -1,5 +1,6 @@
-"""The KRaft quorum tool's answers, captured from the KRaft sandbox (Kafka 4.1.1 nodes; the
-3.9.2 and 4.1.1 tools, tests/fixtures/kafka/quorum/), parsed and judged."""
+"""The KRaft quorum tool's answers, captured from the KRaft sandbox (Kafka 4.1.1 nodes with the
+3.9.2 and 4.1.1 tools; Kafka 4.3.1 nodes with the 3.9.2 and 4.3.1 tools, capture_quorum.py;
+tests/fixtures/kafka/quorum/), parsed and judged."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ def _quorum(status: str, replication: str) -> Quorum:
     return parse_quorum((FIXTURES / status).read_text(), (FIXTURES / replication).read_text())
 
 
-@pytest.mark.parametrize("tool", ["3.9", "4.1"])
-def test_both_tool_versions_parse_to_the_same_quorum(tool):
-    quorum = _quorum(f"status-{tool}-tool.txt", f"replication-{tool}-tool.txt")
-    assert (quorum.leader_id, quorum.epoch) == (1, 4)
+@pytest.mark.parametrize("captured, epoch", [("3.9-tool", 4), ("4.1-tool", 4), ("3.9-tool-on-4.3", 1),
+                                             ("4.3-tool-on-4.3", 1)])
+def test_every_tool_and_node_version_parses_to_the_same_quorum(captured, epoch):
+    quorum = _quorum(f"status-{captured}.txt", f"replication-{captured}.txt")
+    assert (quorum.leader_id, quorum.epoch) == (1, epoch)
     assert quorum.high_watermark > 0
     assert [(n.node_id, n.role, n.lag) for n in quorum.voters] == [(1, "leader", 0), (2, "follower", 0),
                                                                    (3, "follower", 0)]
