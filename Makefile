@@ -42,9 +42,9 @@ test: venv-test lint
 	$(BIN)/pytest
 
 ## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py),
-## one pytest worker per core, property tests with a quarter of their examples
+## four pytest workers (two a core: many tests wait on timeouts), property tests with a quarter of their examples
 test-fast: venv-test
-	$(BIN)/pytest -m "not integration" -n auto --hypothesis-profile=fast
+	$(BIN)/pytest -m "not integration" -n 4 --hypothesis-profile=fast
 
 clean:
 	rm -rf $(VENV) build *.egg-info
