@@ -137,7 +137,15 @@ def test_known_configs_are_reused_while_the_isr_is_full(cluster):
     remembered = ({"min.insync.replicas": "3", "cleanup.policy": "delete"}, earlier)
 
     before = time.time()
-    snap = cluster.kafka().snapshot(groups=False, known_topic_configs={known_topic: remembered})
+
+    def with_full_isrs():
+        """A snapshot whose own metadata shows both new topics led and fully in sync (the reuse's
+        condition): a broker's metadata may lag a topic created a moment ago on a loaded host."""
+        snap = cluster.kafka().snapshot(groups=False, known_topic_configs={known_topic: remembered})
+        partitions = [p for t in (known_topic, new_topic) if snap.topic(t) for p in snap.topic(t).partitions]
+        return snap if len(partitions) == 4 and all(p.leader >= 0 and len(p.isr) == 3 for p in partitions) else None
+
+    snap = cluster.wait_until(with_full_isrs, what="both topics led and fully in sync in the snapshot")
 
     kept, fresh = snap.topic(known_topic), snap.topic(new_topic)
     assert kept.configs == remembered[0] and kept.configs_read_at == earlier
