@@ -26,7 +26,7 @@ from streamctl.tui.app import StreamctlApp
 from tests.check_reasons import assert_unknowns_are_service_conditions
 from tests.faults.cli_runs import SLACK, timed_run
 from tests.faults.pilot import describe, rows, until
-from tests.integration.kafka_helpers import commit, produce, unique, write_context
+from tests.integration.kafka_helpers import commit, create_topic_once_settled, produce, unique, write_context
 
 pytestmark = pytest.mark.integration
 
@@ -123,7 +123,7 @@ async def test_reads_survive_coordinators_moving(sandbox, tmp_path, monkeypatch)
     topic = unique("moves")
     groups = sorted(unique(f"moveg{i}-") for i in range(GROUPS))
     wait_in_sync(sandbox.sandbox, "every broker in the cluster before the test")
-    sandbox.kafka().create_topic(topic, 3, 3)
+    create_topic_once_settled(sandbox, topic, 3, 3)
     produce(sandbox.bootstrap_servers, topic, 30, partitions=3)
     for group in groups:
         commit(sandbox.bootstrap_servers, group, {(topic, p): COMMITTED for p in range(3)})

@@ -24,6 +24,26 @@ def ordered_producer(bootstrap: str, **config) -> Producer:
     return Producer({"bootstrap.servers": bootstrap, "log_level": "0", "enable.idempotence": True, **config})
 
 
+def create_topic_once_settled(sandbox, topic: str, partitions: int, replication: int) -> None:
+    """Create `topic` for a test's set-up, asking again only while it does not exist: a broker
+    renewing an expired ZooKeeper session answers a create with UNKNOWN_SERVER_ERROR (seen in a
+    rehearsal after earlier fault tests), and the next broker or the next try succeeds."""
+    from streamctl.backends.kafka.client import KafkaError
+
+    def created() -> bool:
+        kafka = sandbox.kafka()
+        try:
+            kafka.create_topic(topic, partitions, replication)
+        except KafkaError:
+            try:
+                return kafka.metadata(topic).topic(topic) is not None
+            except KafkaError:
+                return False
+        return True
+
+    sandbox.wait_until(created, timeout=60, interval=2, what=f"topic {topic} created")
+
+
 def produce(bootstrap: str, topic: str, count: int, partitions: int = 1) -> None:
     producer = ordered_producer(bootstrap)
     for i in range(count):
