@@ -109,7 +109,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
     # Made here too when the Spark job's add-on did not run (Kafka-only or secure stacks).
     sandbox.ensure_topics(state, {DEMO_TOPIC: 3})
     kraft = state.mode == "kraft"
-    kafka_set = maven.KAFKA_KRAFT if kraft else maven.KAFKA
+    kafka_set = Shape(kraft=kraft).kafka_set
     file_set = CONNECT_FILE_KRAFT if kraft else CONNECT_FILE
     plugins = sandbox.root / "plugins"
     plugin_dir = plugins / "connect-file"

@@ -84,10 +84,6 @@ class Sandbox:
         wanted = ([a for a in addons() if runs_on(a, shape)] if only is None else only) if with_addons else []
         maven.fetch_all(shape_sets(shape, wanted), self.jars_root, self.report)
 
-    @staticmethod
-    def _artifact_sets(kraft: bool) -> list[maven.ArtifactSet]:
-        return [maven.KAFKA_KRAFT if kraft else maven.KAFKA]
-
     # ---- up ----------------------------------------------------------------------
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
@@ -196,7 +192,7 @@ class Sandbox:
         return str(self.root / "logs" / f"{name}.log")
 
     def _write_configs(self, state: SandboxState) -> None:
-        classpath = maven.classpath(self._artifact_sets(state.mode == "kraft")[0], self.jars_root)
+        classpath = maven.classpath(Shape(kraft=state.mode == "kraft").kafka_set, self.jars_root)
         server_configs.write_service_configs(self.root, classpath, state, JVM_FLAGS)
         self._save(state)
 
