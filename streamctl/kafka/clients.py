@@ -24,14 +24,16 @@ def cluster(session: Session):
         raise KafkaError(f"Kafka at {ctx.kafka.bootstrap_servers}: {exc}") from None
 
 
-def admin(session: Session, operation: str, execute: bool):
-    """The context and an admin client, once read-only mode has been ruled out for an
-    execution (a dry run plans in a read-only context too)."""
-    from streamctl.backends.kafka.isolated import isolated_backend
+def admin(session: Session, operation: str, execute: bool, client_class=None):
+    """The context and an admin client (KafkaAdmin, or `client_class`, a subclass of it), once
+    read-only mode has been ruled out for an execution (a dry run plans in a read-only context too)."""
+    from streamctl.backends.kafka.isolated import IsolatedKafka, isolated_backend
     from streamctl.ops import require_writable
 
     ctx = session.context()
     require_writable(operation, ctx, session.read_only_flag, execute)
+    if client_class is not None:
+        return ctx, IsolatedKafka(client_class, ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
     return ctx, isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout, admin=True)
 
 

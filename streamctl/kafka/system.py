@@ -17,6 +17,7 @@ SYSTEM = System(
         "groups": "streamctl.kafka.groups.commands:groups",
         "streams": "streamctl.kafka.streams.commands:streams",
         "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
+        "acls": "streamctl.kafka.acls.commands:acls",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),

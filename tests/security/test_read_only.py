@@ -36,6 +36,10 @@ MUTATIONS = {
                                    "--execute"], "groups reset-offsets"),
     ("groups", "undo-reset"): (["groups", "undo-reset", "{group}", "--execute"], "groups undo-reset"),
     ("elect-leaders",): (["elect-leaders", "--execute"], "elect-leaders"),
+    ("acls", "create"): (["acls", "create", "--principal", "User:ro", "--operation", "Read", "--topic", "{topic}",
+                          "--execute"], "acls create"),
+    ("acls", "delete"): (["acls", "delete", "--principal", "User:ro", "--topic", "{topic}", "--execute"],
+                         "acls delete"),
     ("streams", "reset"): (["streams", "reset", "{group}", "--execute"], "streams reset"),
     ("zk", "create"): (["zk", "create", "{new_znode}", "data", "--execute"], "zk create"),
     ("zk", "set"): (["zk", "set", "{znode}", "changed", "--execute"], "zk set"),
@@ -126,7 +130,7 @@ def test_read_only_refuses(secure, scene, tmp_path, how, command):
 # Mutations whose dry run has a plan to show on the secure sandbox (no agent or job runs there;
 # an undo needs an earlier reset; a produce its input).
 DRY_RUNS = [("topics", "create"), ("topics", "add-partitions"), ("topics", "alter-config"), ("topics", "delete"),
-            ("groups", "reset-offsets"), ("elect-leaders",), ("zk", "create"), ("zk", "set"), ("zk", "delete"),
+            ("groups", "reset-offsets"), ("elect-leaders",), ("acls", "create"), ("zk", "create"), ("zk", "set"), ("zk", "delete"),
             ("connect", "create"), ("connect", "update"), ("connect", "pause"), ("connect", "resume"),
             ("connect", "stop"), ("connect", "restart"), ("connect", "delete")]
 

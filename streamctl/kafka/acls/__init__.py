@@ -1,0 +1,1 @@
+"""Kafka ACLs: `streamctl acls list|create|delete`."""
