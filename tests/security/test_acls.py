@@ -13,7 +13,7 @@ import json
 import secrets
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
 from streamctl.backends.kafka.acl_admin import AclAdmin, AclBinding, AclQuery
@@ -53,12 +53,12 @@ def scene(secure):
 
 def read_once(scene) -> str:
     """The reader's first record of the topic ('granted'), or the error it met instead
-    (a fresh client: no metadata cached from an earlier attempt)."""
+    (a fresh client in a fresh group: nothing cached from an earlier attempt)."""
     consumer = Consumer({**scene["login"], "group.id": unique(GROUPS.rstrip("-")), "enable.auto.commit": False,
-                         "log_level": "0"})
+                         "auto.offset.reset": "earliest", "log_level": "0"})
     try:
-        consumer.assign([TopicPartition(scene["topic"], 0, OFFSET_BEGINNING)])
-        for _ in range(10):
+        consumer.subscribe([scene["topic"]])
+        for _ in range(20):
             message = consumer.poll(1.0)
             if message is None:
                 continue
@@ -71,7 +71,16 @@ def read_once(scene) -> str:
 
 
 def read_becomes(scene, expected: str) -> None:
-    RunningSandbox.wait_until(lambda: read_once(scene) == expected, timeout=60, what=f"the reader's read: {expected}")
+    seen: list[str] = []
+
+    def read() -> bool:
+        seen.append(read_once(scene))
+        return seen[-1] == expected
+
+    try:
+        RunningSandbox.wait_until(read, timeout=90, what=f"the reader's read: {expected}")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the reads gave {seen}") from None
 
 
 def grants(scene) -> list[AclBinding]:

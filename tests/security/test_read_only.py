@@ -130,9 +130,10 @@ def test_read_only_refuses(secure, scene, tmp_path, how, command):
 # Mutations whose dry run has a plan to show on the secure sandbox (no agent or job runs there;
 # an undo needs an earlier reset; a produce its input).
 DRY_RUNS = [("topics", "create"), ("topics", "add-partitions"), ("topics", "alter-config"), ("topics", "delete"),
-            ("groups", "reset-offsets"), ("elect-leaders",), ("acls", "create"), ("zk", "create"), ("zk", "set"), ("zk", "delete"),
+            ("groups", "reset-offsets"), ("elect-leaders",), ("zk", "create"), ("zk", "set"), ("zk", "delete"),
             ("connect", "create"), ("connect", "update"), ("connect", "pause"), ("connect", "resume"),
-            ("connect", "stop"), ("connect", "restart"), ("connect", "delete")]
+            ("connect", "stop"), ("connect", "restart"), ("connect", "delete"),
+            ("acls", "create")]
 
 
 @pytest.mark.parametrize("how", ["flag", "context"])
