@@ -90,7 +90,7 @@ def grants(scene) -> list[AclBinding]:
 def audit(secure, operation: str) -> list[dict]:
     path = secure.xdg_state / "streamctl" / "audit.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    return [r for r in records if r["operation"] == operation]
+    return [r for r in records if r["operation"] == operation and r["context"] == "sandbox"]
 
 
 def acls(secure, *args: str):
@@ -168,3 +168,14 @@ def test_read_only_refuses_before_asking_anything(secure, scene, command):
     assert result.returncode == 3 and result.stdout == ""
     assert one_error_line(result) == f"streamctl: error: read-only mode (--read-only): refusing acls {command}"
     assert scene["admin"].describe_acls(AclQuery()) == before
+
+
+def test_the_brokers_refuse_a_principal_without_alter_on_the_cluster(secure, scene, tmp_path):
+    """`monitor` may describe ACLs (Describe on the Cluster) but not create them."""
+    config = secure.write_monitor_context(tmp_path / "monitor.yaml")
+    result = secure.cli("--config", str(config), "acls", "create", "--principal", scene["principal"],
+                        "--operation", "Read", "--topic", scene["topic"], "--execute", **secure.monitor_env())
+    assert result.returncode == 1, result.stderr
+    assert one_error_line(result) == ("streamctl: error: not authorized: creating ACLs: User:monitor lacks Alter on "
+                                      "Cluster 'kafka-cluster' (CLUSTER_AUTHORIZATION_FAILED)")
+    assert grants(scene) == []
