@@ -30,7 +30,7 @@ CASES = [
          f"--iterations 16385: {RANGE}", files=A_PASSWORD),
     Case("iterations not a number", (*CREATE, "--iterations", "many"),
          "Invalid value for '--iterations': 'many' is not a valid integer."),
-    Case("missing password file", (*CREATE, *PASS), "--password-file {ws}/app1.pass: no such file"),
+    Case("missing password file", (*CREATE, *PASS), "--password-file {ws}/app1.pass: no such file or directory"),
     Case("password file is a directory", (*CREATE, "--password-file", "{ws}"), "--password-file {ws}: is a directory"),
     Case("empty password file", (*CREATE, *PASS), "--password-file {ws}/app1.pass: the first line is empty "
          "(no password)", files={"app1.pass": ""}),

@@ -14,7 +14,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka.scram_admin import ScramAdmin
-from streamctl.sandbox.secure import MONITOR_CONTEXT, SCRAM_MECHANISM
+from streamctl.sandbox.secure import SCRAM_MECHANISM
 from tests.conftest import RunningSandbox
 from tests.security.conftest import MODES
 from tests.security.helpers import files_holding, one_error_line, unique
@@ -142,8 +142,9 @@ def test_read_only_refuses_and_a_principal_without_alter_on_the_cluster_is_refus
     assert refused.returncode == 3 and refused.stdout == ""
     assert one_error_line(refused) == "streamctl: error: read-only mode (--read-only): refusing users create"
 
-    as_monitor = secure.cli("--context", MONITOR_CONTEXT, "users", "create", user, "--password-file", str(path),
-                            "--execute")
+    monitor = secure.write_monitor_context(tmp_path / "monitor.yaml")  # not read-only: the brokers decide
+    as_monitor = secure.cli("--config", str(monitor), "users", "create", user, "--password-file", str(path),
+                            "--execute", **secure.monitor_env())
     assert as_monitor.returncode == 1
     assert one_error_line(as_monitor) == (
         f"streamctl: error: not authorized: setting the {SCRAM_MECHANISM} credential of user '{user}': "

@@ -42,12 +42,8 @@ def from_file(path: Path) -> str:
     try:
         data = path.read_bytes()
         mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise UsageError(f"--password-file {path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"--password-file {path}: is a directory") from None
-    except OSError as exc:
-        raise UsageError(f"--password-file {path}: {exc.strerror}") from None
+    except OSError as exc:  # missing, a directory, not readable: the system's words
+        raise UsageError(f"--password-file {path}: {(exc.strerror or 'cannot read').lower()}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
