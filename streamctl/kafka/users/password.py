@@ -30,11 +30,9 @@ def from_file_or_terminal(path: str | None) -> str | None:
 
 
 def prompt() -> str:
-    """A password typed twice at a hidden prompt (on stderr: stdout may be JSON)."""
-    password = click.prompt("new password", hide_input=True, confirmation_prompt=True, err=True)
-    if not password:
-        raise UsageError("empty password: nothing changed")
-    return password
+    """A password typed twice at a hidden prompt (on stderr: stdout may be JSON); click asks
+    again after an empty entry or a mismatch."""
+    return click.prompt("new password", hide_input=True, confirmation_prompt=True, err=True)
 
 
 def from_file(path: Path) -> str:

@@ -3,7 +3,9 @@ password), and the warning for a password file others can read."""
 
 from __future__ import annotations
 
+import click
 import pytest
+from click.testing import CliRunner
 
 from streamctl.errors import UsageError
 from streamctl.kafka.users import password, plans
@@ -68,3 +70,21 @@ def test_the_password_file_gives_its_first_line_and_warns_when_others_can_read_i
     assert capsys.readouterr().err == (f"streamctl: warning: --password-file {path} can be read by others "
                                        "(mode 640): chmod 600 it\n")
 
+
+
+def _ask():
+    @click.command()
+    def ask() -> None:
+        click.echo(f"got {len(password.prompt())} characters")
+
+    return ask
+
+
+def test_the_prompt_asks_twice_hides_the_input_and_again_after_an_empty_entry():
+    typed = CliRunner().invoke(_ask(), input="Zebra-Horse-42\nZebra-Horse-42\n")
+    assert typed.exit_code == 0 and "got 14 characters" in typed.output
+    assert "Zebra-Horse-42" not in typed.output and "new password" in typed.output
+    mismatch = CliRunner().invoke(_ask(), input="Zebra-Horse-42\nzebra\nZebra-Horse-42\nZebra-Horse-42\n")
+    assert "do not match" in mismatch.output and "got 14 characters" in mismatch.output
+    empty = CliRunner().invoke(_ask(), input="\nabc\nabc\n")
+    assert empty.exit_code == 0 and empty.output.count("new password") == 2 and "got 3 characters" in empty.output
