@@ -16,6 +16,7 @@ SYSTEM = System(
         "topics": "streamctl.kafka.topics.commands:topics",
         "groups": "streamctl.kafka.groups.commands:groups",
         "streams": "streamctl.kafka.streams.commands:streams",
+        "users": "streamctl.kafka.users.commands:users",
         "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
         "acls": "streamctl.kafka.acls.commands:acls",
     },

@@ -36,3 +36,16 @@ def one_error_line(result) -> str:
 
 def line_of(path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def files_holding(folders, secrets: list[str], skip=frozenset()) -> tuple[dict, int]:
+    """Every file under `folders` (but `skip`) holding one of `secrets`: path -> the secrets
+    found, and how many files were read (a scan that read nothing proves nothing)."""
+    found, scanned = {}, 0
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p not in skip):
+            data = path.read_bytes()
+            scanned += 1
+            if held := [s for s in secrets if s.encode() in data]:
+                found[path] = held
+    return found, scanned

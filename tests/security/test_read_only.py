@@ -64,6 +64,9 @@ MUTATIONS = {
                                       "connect offsets reset"),
     ("connect", "offsets", "undo"): (["connect", "offsets", "undo", "weblog-archive", "--execute"],
                                      "connect offsets undo"),
+    ("users", "create"): (["users", "create", "{new}", "--execute"], "users create"),
+    ("users", "set-password"): (["users", "set-password", "streamctl", "--execute"], "users set-password"),
+    ("users", "delete"): (["users", "delete", "monitor", "--execute"], "users delete"),
 }
 
 
