@@ -27,12 +27,10 @@ def iterations_option(default_help: str):
 def scram_admin(session: Session, operation: str, execute: bool):
     """The context, a SCRAM admin client (each call in a child) and the context's own SASL user,
     once read-only mode has been ruled out for an execution."""
-    from streamctl.backends.kafka.isolated import IsolatedKafka
     from streamctl.backends.kafka.scram_admin import ScramAdmin
 
-    ctx, _ = clients.admin(session, operation, execute)
-    config = ctx.kafka.client_config()
-    return ctx, IsolatedKafka(ScramAdmin, config, timeout=ctx.kafka.timeout), config.get("sasl.username")
+    ctx, admin = clients.admin(session, operation, execute, client_class=ScramAdmin)
+    return ctx, admin, ctx.kafka.client_config().get("sasl.username")
 
 
 @click.command("list")
