@@ -30,6 +30,7 @@ from streamctl.model.spark_state import OperatorProgress
 KNOWN_VERSIONS = ("v1", "v2")
 PROGRESS_TAIL_BYTES = 256 * 1024
 LISTING_CAP = 1000  # names listed per folder before probing takes over
+SNAPSHOT_UPLOADED = "SnapshotLastUploaded."  # a state operator's custom metric, per store (Spark 4)
 
 
 # ---- checkpoint ---------------------------------------------------------------------------
@@ -374,6 +375,9 @@ def _operator_progress(op: dict) -> OperatorProgress:
         rows_total=count("numRowsTotal"), rows_updated=count("numRowsUpdated"), rows_removed=count("numRowsRemoved"),
         rows_dropped_by_watermark=count("numRowsDroppedByWatermark"), memory_used_bytes=count("memoryUsedBytes"),
         partitions=None if op.get("numShufflePartitions") is None else int(op["numShufflePartitions"]),
+        snapshots_uploaded=tuple((key.removeprefix(SNAPSHOT_UPLOADED), int(value))
+                                 for key, value in sorted((op.get("customMetrics") or {}).items())
+                                 if key.startswith(SNAPSHOT_UPLOADED)),
     )
 
 

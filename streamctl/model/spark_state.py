@@ -87,3 +87,12 @@ class OperatorProgress:
     rows_dropped_by_watermark: int
     memory_used_bytes: int
     partitions: int | None  # numShufflePartitions
+    snapshots_uploaded: tuple[tuple[str, int], ...] = ()
+    """customMetrics' SnapshotLastUploaded.<partition_N_store> (Spark 4): the version of each store's
+    latest snapshot, -1 before its first."""
+
+    def snapshot_lag(self, batch_id: int) -> int | None:
+        """Versions after the oldest latest snapshot among the stores (version = batch + 1)."""
+        if not self.snapshots_uploaded:
+            return None
+        return batch_id + 1 - max(0, min(version for _, version in self.snapshots_uploaded))

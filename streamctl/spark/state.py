@@ -56,7 +56,7 @@ def _totals(operators) -> dict:
 
 def _progress(samples: tuple[ProgressSample, ...], state_batch: int | None, now: float) -> dict:
     last = samples[-1]
-    watermark, newest = _epoch(last.watermark), _epoch(last.event_time_max)
+    watermark, newest = epoch_seconds(last.watermark), epoch_seconds(last.event_time_max)
     same_batch = next((s for s in samples if s.batch_id == state_batch), None)
     return {
         "batches": [{"batch_id": s.batch_id, "timestamp": s.timestamp, "num_input_rows": s.num_input_rows,
@@ -78,7 +78,7 @@ def _operator_progress(op) -> dict:
             "memory_used_bytes": op.memory_used_bytes, "partitions": op.partitions}
 
 
-def _epoch(iso: str | None) -> float | None:
+def epoch_seconds(iso: str | None) -> float | None:
     """Seconds since the epoch of a progress event's time ("2026-11-26T00:15:18.000Z")."""
     if not iso:
         return None
