@@ -123,6 +123,9 @@ def _progress_view(progress: dict | None, note: str | None) -> None:
                  ["batch", "operator", "rows total", "updated", "removed", "dropped (watermark)", "memory",
                   "watermark"], rows,
                  frozenset({"batch", "rows total", "updated", "removed", "dropped (watermark)", "memory"}))
-    out.print(f"watermark {progress['watermark']}: {_age(progress['watermark_behind_newest_event_seconds'])} "
-              f"behind the newest event time ({progress['event_time_max']}), "
-              f"{_age(progress['watermark_behind_now_seconds'])} behind now")
+    behind = progress["watermark_behind_newest_event_seconds"]
+    newest = f"the last batch's newest event time ({progress['event_time_max']})"
+    versus = f"{_age(behind)} behind {newest}" if behind is None or behind >= 0 \
+        else f"{_age(-behind)} ahead of {newest}: its rows were late"
+    out.print(f"watermark {progress['watermark']}: {versus}, {_age(progress['watermark_behind_now_seconds'])} "
+              "behind now")
