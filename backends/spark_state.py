@@ -43,6 +43,8 @@ def read_state(directory: str, store=None) -> CheckpointState:
         op_entries = _list(store, state_dir)
     except FileNotFoundError:
         return CheckpointState(status.path, (), False, status.latest_committed, tuple(problems))
+    except OSError as exc:
+        raise CheckpointError(f"{directory}/state: cannot list ({exc.strerror or exc})") from None
     operators = []
     for op_id in sorted(int(e.name) for e in op_entries if e.is_dir and is_id(e.name)):
         operators.append(_operator(store, f"{state_dir}/{op_id}", op_id, problems))
