@@ -2,7 +2,9 @@
 S3 bucket (s3fs, an fsspec filesystem).
 
 The checkpoint reader asks a store for five things only: is it a folder, the names in a folder,
-does a file exist, its bytes, its modification time. Paths are strings joined with "/".
+does a file exist, its bytes, its modification time. The state reader also asks for a folder's
+entries with their sizes, in one listing (WebHDFS LISTSTATUS, S3 ListObjectsV2), never a call per
+file. Paths are strings joined with "/".
 
     /data/cp, ~/cp, file:///data/cp      local
     webhdfs://namenode:9870/cp           WebHDFS at that HTTP address
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
@@ -33,6 +36,14 @@ class CheckpointError(StreamctlError):
 
 class StoreUnreachable(StreamctlError):
     """The file system holding the checkpoint did not answer."""
+
+
+class StoreEntry(NamedTuple):
+    """One name of a folder's listing: a file and its size in bytes, or a folder (size 0)."""
+
+    name: str
+    size: int
+    is_dir: bool
 
 
 class UnusableStore:
@@ -67,6 +78,11 @@ class LocalStore:
         with os.scandir(folder) as entries:
             for entry in entries:
                 yield entry.name
+
+    def entries(self, folder: str) -> list[StoreEntry]:
+        with os.scandir(folder) as found:
+            return [StoreEntry(entry.name, 0 if entry.is_dir() else entry.stat().st_size, entry.is_dir())
+                    for entry in found]
 
     def exists(self, path: str) -> bool:
         return os.path.exists(path)
@@ -129,6 +145,10 @@ class WebHdfsStore:
     def names(self, folder: str) -> Iterator[str]:
         for entry in self._ask(self.fs.ls, folder, detail=True):
             yield entry["name"].rstrip("/").rsplit("/", 1)[-1]
+
+    def entries(self, folder: str) -> list[StoreEntry]:
+        """One LISTSTATUS: names, lengths and types."""
+        return [_entry(item) for item in self._ask(self.fs.ls, folder, detail=True)]
 
     def exists(self, path: str) -> bool:
         try:
@@ -206,6 +226,11 @@ class S3Store:
         for name in self._ask(self.fs.ls, folder, detail=False):
             yield name.rstrip("/").rsplit("/", 1)[-1]
 
+    def entries(self, folder: str) -> list[StoreEntry]:
+        """One ListObjectsV2 (paged by S3 past 1,000 keys) with a delimiter: keys with sizes, and
+        the common prefixes as folders."""
+        return [_entry(item) for item in self._ask(self.fs.ls, folder, detail=True)]
+
     def exists(self, path: str) -> bool:
         return self._ask(self.fs.exists, path)
 
@@ -237,6 +262,13 @@ def store_for(location: str, webhdfs_url: str | None = None, user: str | None = 
         raise UsageError(f"{location}: {parts.scheme}:// checkpoints are not supported "
                          "(a local path, hdfs://, webhdfs://, s3a:// or s3://)")
     return store, store.path(str(location))
+
+
+def _entry(item: dict) -> StoreEntry:
+    """An fsspec listing's detail (WebHDFS or S3) as a StoreEntry."""
+    is_dir = item.get("type") == "directory"
+    return StoreEntry(item["name"].rstrip("/").rsplit("/", 1)[-1], 0 if is_dir else int(item.get("size") or 0),
+                      is_dir)
 
 
 def _timeout_adapter(timeout: float):

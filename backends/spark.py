@@ -25,10 +25,12 @@ from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, Sto
 from streamctl.backends.failure import describe
 from streamctl.errors import StreamctlError
 from streamctl.model.spark import BatchOffsets, CheckpointStatus, JobView, PartitionJobLag, ProgressSample, ProgressTail, is_id
+from streamctl.model.spark_state import OperatorProgress
 
 KNOWN_VERSIONS = ("v1", "v2")
 PROGRESS_TAIL_BYTES = 256 * 1024
 LISTING_CAP = 1000  # names listed per folder before probing takes over
+SNAPSHOT_UPLOADED = "SnapshotLastUploaded."  # a state operator's custom metric, per store (Spark 4)
 
 
 # ---- checkpoint ---------------------------------------------------------------------------
@@ -349,7 +351,8 @@ def read_progress_tail(path: str | os.PathLike, max_bytes: int = PROGRESS_TAIL_B
 
 
 def _sample(event: dict) -> ProgressSample:
-    watermark = (event.get("eventTime") or {}).get("watermark")
+    event_time = event.get("eventTime") or {}
+    watermark = event_time.get("watermark")
     return ProgressSample(
         batch_id=int(event["batchId"]), timestamp=str(event.get("timestamp")),
         num_input_rows=int(event.get("numInputRows") or 0),
@@ -358,6 +361,23 @@ def _sample(event: dict) -> ProgressSample:
         batch_duration_ms=int(event.get("batchDuration") or 0),
         watermark=None if watermark is None else str(watermark),
         query_id=None if event.get("id") is None else str(event.get("id")),
+        event_time_max=None if event_time.get("max") is None else str(event_time.get("max")),
+        state_operators=tuple(_operator_progress(op) for op in event.get("stateOperators") or ()),
+    )
+
+
+def _operator_progress(op: dict) -> OperatorProgress:
+    def count(key: str) -> int:
+        return int(op.get(key) or 0)
+
+    return OperatorProgress(
+        operator_name=None if op.get("operatorName") is None else str(op.get("operatorName")),
+        rows_total=count("numRowsTotal"), rows_updated=count("numRowsUpdated"), rows_removed=count("numRowsRemoved"),
+        rows_dropped_by_watermark=count("numRowsDroppedByWatermark"), memory_used_bytes=count("memoryUsedBytes"),
+        partitions=None if op.get("numShufflePartitions") is None else int(op["numShufflePartitions"]),
+        snapshots_uploaded=tuple((key.removeprefix(SNAPSHOT_UPLOADED), int(value))
+                                 for key, value in sorted((op.get("customMetrics") or {}).items())
+                                 if key.startswith(SNAPSHOT_UPLOADED)),
     )
 
 

@@ -40,6 +40,16 @@ class Thresholds(SettingsModel):
     """Records between a job's checkpoint and the log end that raise a warning."""
     job_lag_records_crit: int = Field(1_000_000, ge=0)
     """Records between a job's checkpoint and the log end that are critical."""
+    job_state_growth_batches: int = Field(10, ge=2, le=20)
+    """Batches over which a job's state rows growing with none removed is unbounded state (at most the
+    20 progress events read)."""
+    job_watermark_stall_seconds: float = Field(600.0, gt=0)
+    """Seconds a job's watermark may stand still while input arrives before a warning."""
+    job_late_rows_dropped_warn: int = Field(1000, ge=0)
+    """Rows dropped by a job's watermark (late data) in its last batch that raise a warning."""
+    job_state_snapshot_lag_warn: int = Field(100, ge=1)
+    """State versions a job's state store may be ahead of its latest snapshot (replayed on restart)
+    before a warning."""
     zk_latency_avg_warn_ms: float = Field(100.0, ge=0)
     """ZooKeeper average request latency (ms) that raises a warning."""
     zk_outstanding_warn: int = Field(10, ge=0)

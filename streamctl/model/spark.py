@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from streamctl.model.spark_cluster import SparkApp
+from streamctl.model.spark_state import OperatorProgress
 
 # Checkpoint locations read through a remote store (backends/checkpoint_store.py): the context
 # keeps them as written, the rest are local paths.
@@ -77,6 +78,8 @@ class ProgressSample:
     batch_duration_ms: int
     watermark: str | None = None
     query_id: str | None = None
+    event_time_max: str | None = None  # eventTime.max: the newest event time of the batch's input
+    state_operators: tuple[OperatorProgress, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""`streamctl jobs`: Spark Structured Streaming jobs (list, start, stop, status, checkpoint)."""
+"""`streamctl jobs`: Spark Structured Streaming jobs (list, start, stop, status, checkpoint, state)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,24 @@ from streamctl.session import Session
 from streamctl.spark.plans import START_TIMEOUT
 
 
+def STORE_OPTIONS(command):
+    """Where a checkpoint given by location lives: WebHDFS address and user, S3 endpoint, timeout."""
+    for option in reversed((
+        click.option("--webhdfs", "webhdfs_url", metavar="URL",
+                     help="The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// location."),
+        click.option("--user", "hdfs_user", metavar="NAME", help="The HDFS user WebHDFS requests run as."),
+        click.option("--s3-endpoint", "s3_endpoint_url", metavar="URL",
+                     help="An S3-compatible server (http://minio:9000) for an s3a:// location; AWS when not given."),
+        click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+                     help="Seconds per WebHDFS or S3 request."),
+    )):
+        command = option(command)
+    return command
+
+
 @click.group()
 def jobs() -> None:
-    """Spark jobs: list, status, checkpoint, cluster (operations: start, stop)."""
+    """Spark jobs: list, status, checkpoint, state, cluster (operations: start, stop)."""
 
 
 def _context(session: Session, optional: bool = False):
@@ -107,13 +122,7 @@ def jobs_cluster(session: Session, output: str) -> None:
 
 @jobs.command("checkpoint")
 @click.argument("location")
-@click.option("--webhdfs", "webhdfs_url", metavar="URL",
-              help="The NameNode's WebHDFS address (http://namenode:9870) for an hdfs:// LOCATION.")
-@click.option("--user", "hdfs_user", metavar="NAME", help="The HDFS user WebHDFS requests run as.")
-@click.option("--s3-endpoint", "s3_endpoint_url", metavar="URL",
-              help="An S3-compatible server (http://minio:9000) for an s3a:// LOCATION; AWS when not given.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              help="Seconds per WebHDFS or S3 request.")
+@STORE_OPTIONS
 @OUTPUT
 def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | None, s3_endpoint_url: str | None,
                     timeout: float, output: str) -> None:
@@ -137,6 +146,46 @@ def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | Non
     from streamctl.spark.render import checkpoint_view
 
     emit(output, data, checkpoint_view)
+
+
+@jobs.command("state")
+@click.argument("target", metavar="NAME|DIR|URL")
+@STORE_OPTIONS
+@OUTPUT
+@click.pass_obj
+def jobs_state(session: Session, target: str, webhdfs_url: str | None, hdfs_user: str | None,
+               s3_endpoint_url: str | None, timeout: float, output: str) -> None:
+    """State stores of a stateful job: operators, partitions, versions, snapshot lag, files and bytes.
+
+    NAME is a job of the context or one streamctl launched (its progress events then add rows,
+    memory, rows dropped by the watermark and the watermark); DIR or URL any checkpoint, as for
+    `jobs checkpoint`. A stateless query (no state/ folder) is said in one line, exit 0.
+
+    \b
+    Examples:
+      streamctl jobs state weblog-stats
+      streamctl jobs state /var/lib/spark/checkpoints/weblog-stats -o json
+    """
+    from streamctl.backends.checkpoint_store import store_for
+    from streamctl.backends.spark import read_progress_tail
+    from streamctl.backends.spark_state import read_state
+    from streamctl.spark import jobs as spark_jobs
+    from streamctl.spark.state import NO_PROGRESS_FILE, state_dict
+
+    ctx = _context(session, optional=True)
+    item = next((e for e in spark_jobs.entries(ctx) if e.name == target), None)
+    if item is not None:
+        store = spark_jobs.checkpoint_store(ctx, item.name, item.checkpoint_dir, timeout)
+        location, progress_file = item.checkpoint_dir, item.progress_file
+    else:
+        store, location = store_for(target, webhdfs_url, hdfs_user, timeout, s3_endpoint_url)
+        progress_file = None
+    state = read_state(store.path(location) if store else location, store)
+    progress = read_progress_tail(progress_file) if progress_file else None
+    note = NO_PROGRESS_FILE if progress_file is None else f"no progress events in {progress_file} yet"
+    from streamctl.spark.render import state_view
+
+    emit(output, state_dict(state, progress, note), state_view)
 
 
 # ---- operations ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
     lag (log end - last committed batch's offsets) over job_lag_records_*     WARN / CRIT
     processing rate below the input rate in each of the last
       FALLING_BEHIND_BATCHES batches with input, over FALLING_BEHIND_SECONDS  WARN
+    stateful jobs: unbounded state, stalled watermark, late rows, snapshot lag  WARN (state_health.py)
 and, when the context names a standalone Master, the cluster's rules (cluster_health.py).
 """
 
@@ -20,6 +21,7 @@ from streamctl.model.health import Finding, Metric, Severity
 from streamctl.model.spark import JobView
 from streamctl.model.spark_cluster import SparkCluster
 from streamctl.spark.cluster_health import cluster_health
+from streamctl.spark.state_health import state_health
 
 OK, WARN, CRIT = Severity.OK, Severity.WARN, Severity.CRIT
 FALLING_BEHIND_BATCHES = 5
@@ -108,6 +110,7 @@ def job_health(view: JobView, thresholds) -> tuple[list[Finding], list[Metric]]:
                                     + (f" with {lag} records waiting" if lag else ""), value=round(age, 1)))
 
     findings += _rates(view, metrics, labels)
+    findings += state_health(view, thresholds, metrics, labels)
     return findings, metrics
 
 

@@ -79,3 +79,53 @@ def cluster_view(cluster: dict) -> None:
                  [[a["id"], a["name"], a["state"] + ("" if a["active"] else " (ended)"), a["cores"],
                    a["memory_per_executor_mb"], a["user"], a["started"]] for a in cluster["apps"]],
                  frozenset({"cores", "MiB/executor"}))
+
+
+def _bytes(count: int) -> str:
+    return f"{count} B" if count < 10240 else f"{count / 1024:.0f} KiB" if count < 10485760 \
+        else f"{count / 1048576:.1f} MiB"
+
+
+def state_view(state: dict) -> None:
+    if state["stateless"]:
+        out.print(f"{state['path']}: no state/ folder: a stateless query (nothing to show)")
+        return
+    out.print(f"[bold]{state['path']}[/bold] · state of batch {state['state_batch']} · last committed batch "
+              f"{state['latest_committed']}")
+    rows = []
+    for op in state["operators"]:
+        for store in op["stores"]:
+            rows.append([op["operator_id"], op["operator_name"], store["store_name"], store["partition"],
+                         store["latest_version"], store["latest_snapshot"], store["snapshot_lag"],
+                         store["deltas"], _bytes(store["delta_bytes"]), store["snapshots"],
+                         _bytes(store["snapshot_bytes"])])
+    simple_table("state stores", ["op", "operator", "store", "partition", "version", "snapshot", "snapshot lag",
+                                  "deltas", "delta bytes", "snapshots", "snapshot bytes"], rows,
+                 frozenset({"op", "partition", "version", "snapshot", "snapshot lag", "deltas", "delta bytes",
+                            "snapshots", "snapshot bytes"}))
+    totals = state["totals"]
+    out.print(f"totals: {len(state['operators'])} operator(s), {totals['stores']} store(s), {totals['deltas']} "
+              f"deltas ({_bytes(totals['delta_bytes'])}), {totals['snapshots']} snapshots "
+              f"({_bytes(totals['snapshot_bytes'])})")
+    _progress_view(state["progress"], state["progress_note"])
+    for problem in state["problems"]:
+        out.print(f"[yellow]problem: {problem}[/yellow]")
+
+
+def _progress_view(progress: dict | None, note: str | None) -> None:
+    if progress is None:
+        out.print(f"[dim]progress: {note}[/dim]")
+        return
+    rows = [[b["batch_id"], op["operator_name"], op["rows_total"], op["rows_updated"], op["rows_removed"],
+             op["rows_dropped_by_watermark"], _bytes(op["memory_used_bytes"]), b["watermark"]]
+            for b in progress["batches"] for op in b["operators"]]
+    simple_table("state operators per batch (progress events)",
+                 ["batch", "operator", "rows total", "updated", "removed", "dropped (watermark)", "memory",
+                  "watermark"], rows,
+                 frozenset({"batch", "rows total", "updated", "removed", "dropped (watermark)", "memory"}))
+    behind = progress["watermark_behind_newest_event_seconds"]
+    newest = f"the last batch's newest event time ({progress['event_time_max']})"
+    versus = f"{_age(behind)} behind {newest}" if behind is None or behind >= 0 \
+        else f"{_age(-behind)} ahead of {newest}: its rows were late"
+    out.print(f"watermark {progress['watermark']}: {versus}, {_age(progress['watermark_behind_now_seconds'])} "
+              "behind now")

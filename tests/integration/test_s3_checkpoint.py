@@ -19,6 +19,7 @@ import requests
 
 from streamctl.backends.checkpoint_store import S3Store, StoreUnreachable, store_for
 from streamctl.backends.spark import read_checkpoint
+from streamctl.backends.spark_state import read_state
 from streamctl.jvm import maven
 from streamctl.jvm.java import java
 from streamctl.jvm.processes import free_ports
@@ -109,6 +110,21 @@ def test_a_long_history_reads_in_the_same_number_of_requests(s3):
         assert read_checkpoint(path, store).latest_committed == latest
         calls[name] = store.calls
     assert calls["short"] == calls["long"] <= 16, calls
+
+
+def test_state_stores_on_s3_read_as_the_same_files_do_locally_one_listing_per_folder(s3):
+    local = read_state(str(FIXTURE))
+    store, path = store_for("s3a://checkpoints/short", timeout=5, s3_endpoint_url=s3)
+    remote = read_state(path, store)
+    assert remote.operators == local.operators and remote.problems == local.problems == ()
+    assert remote.state_batch == remote.latest_committed == 32
+    checkpoint_only, _ = store_for("s3a://checkpoints/short", timeout=5, s3_endpoint_url=s3)
+    read_checkpoint(path, checkpoint_only)
+    # state/, state/0/, its metadata file, partitions 0 and 1: not one request per state file (132)
+    assert store.calls - checkpoint_only.calls <= 8, (store.calls, checkpoint_only.calls)
+    shown = run_cli("jobs", "state", "s3a://checkpoints/short", "--s3-endpoint", s3, "-o", "json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["totals"]["deltas"] == 66
 
 
 def test_jobs_checkpoint_reads_s3_and_names_a_silent_server_in_one_line(s3, tmp_path):

@@ -1,0 +1,93 @@
+"""`jobs state` on the real weblog-stats job of the session sandbox: its state stores as the
+files on disk show them, and the state batch's rows as its progress event counts them.
+
+The job keeps running (the sandbox's Flume load feeds it), so the files are compared as they
+stand after the command: every file it counted is still there with the same size (Spark writes
+each version's file once, by an atomic rename), and nothing it reported is newer than the disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from streamctl.backends.spark import read_checkpoint
+from tests.integration.spark_helpers import next_window, produce_lines, window_lines
+
+pytestmark = pytest.mark.integration
+
+JOB = "weblog-stats"
+
+
+@pytest.fixture(scope="module")
+def job(sandbox):
+    from streamctl.config import load_config
+
+    settings = load_config(sandbox.config_path).context("sandbox").spark.jobs[JOB]
+    sandbox.wait_until(lambda: read_checkpoint(settings.checkpoint_dir).latest_committed is not None,
+                       timeout=90, what="the job's first committed batch")
+    return settings
+
+
+def job_state(sandbox) -> dict:
+    result = sandbox.cli("jobs", "state", JOB, "-o", "json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def progress_events(progress_file: str) -> dict[int, dict]:
+    events = {}
+    for line in Path(progress_file).read_text().splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line being written
+        if event.get("event") == "progress":
+            events[event["batchId"]] = event
+    return events
+
+
+def test_state_matches_the_files_on_disk_and_the_progress_event_of_its_batch(sandbox, job):
+    start = next_window(read_checkpoint(job.checkpoint_dir).next_watermark_ms)
+    batch = window_lines(start, 120, seed=11)
+    produce_lines(sandbox.bootstrap_servers, "weblogs", batch.lines)
+
+    def paired():
+        """A state read whose batch has its progress event, once our open window is in the state."""
+        data = job_state(sandbox)
+        same = (data["progress"] or {}).get("state_batch_operators")
+        return data if same and same[0]["rows_total"] >= len(batch.requests) else None
+
+    data = sandbox.wait_until(paired, timeout=120, what="a state batch holding the new window, with its progress")
+    assert not data["stateless"] and data["problems"] == []
+    [op] = data["operators"]
+    assert op["operator_name"] == "stateStoreSave" and op["store_names"] == ["default"]
+
+    # the files on disk, listed after the command
+    state_dir = Path(job.checkpoint_dir) / "state" / str(op["operator_id"])
+    assert op["partitions"] == sorted(int(p.name) for p in state_dir.iterdir() if p.name.isdigit())
+    for store in op["stores"]:
+        files = {int(p.name.split(".")[0]): p.stat().st_size
+                 for p in (state_dir / str(store["partition"])).glob("*.delta")}
+        assert max(files) >= store["latest_version"]  # the job may have written newer versions since
+        counted = {v: size for v, size in files.items() if v <= store["latest_version"]}
+        assert (store["deltas"], store["delta_bytes"]) == (len(counted), sum(counted.values()))
+    assert data["state_batch"] == op["latest_version"] - 1
+    assert data["latest_committed"] is not None and data["state_batch"] >= data["latest_committed"] - 1
+
+    # rows total of the state batch equals numRowsTotal of that batch's progress event
+    event = progress_events(job.progress_file)[data["state_batch"]]
+    [raw] = event["stateOperators"]
+    [same] = data["progress"]["state_batch_operators"]
+    assert (same["rows_total"], same["rows_removed"], same["rows_dropped_by_watermark"],
+            same["memory_used_bytes"]) == (raw["numRowsTotal"], raw["numRowsRemoved"],
+                                           raw["numRowsDroppedByWatermark"], raw["memoryUsedBytes"])
+    assert data["progress"]["watermark"] is not None and data["progress"]["watermark_behind_now_seconds"] is not None
+
+
+def test_a_checkpoint_read_by_path_says_what_it_cannot_read(sandbox, job):
+    result = sandbox.cli("jobs", "state", str(job.checkpoint_dir))
+    assert result.returncode == 0, result.stderr
+    assert "stateStoreSave" in result.stdout and "progress events" in result.stdout
