@@ -18,6 +18,7 @@ import pytest
 
 from streamctl.backends.checkpoint_store import WebHdfsStore
 from streamctl.backends.spark import read_checkpoint
+from streamctl.backends.spark_state import read_state
 from streamctl.demo.hdfs import ROLE as HDFS
 from streamctl.demo.spark_cluster import ROLE
 from streamctl.demo.spark_job import JOB, runs_root
@@ -138,6 +139,12 @@ def test_the_checkpoint_lives_on_hdfs_and_reads_in_a_bounded_number_of_requests(
         calls[name] = reader.calls
         assert status.latest_committed == (32 if name == "short" else 9_999) and not status.problems
     assert calls["short"] == calls["long"] <= 12, calls
+
+    # The state stores read over WebHDFS (one LISTSTATUS per folder) as they read from the disk.
+    reader = webhdfs(distributed)
+    over_hdfs, on_disk = read_state("/scaling/short", reader), read_state(str(fixture))
+    assert over_hdfs.operators == on_disk.operators and over_hdfs.operators, (over_hdfs, on_disk)
+    assert over_hdfs.latest_committed == on_disk.latest_committed and not over_hdfs.problems
 
 
 async def test_a_killed_worker_is_crit_and_the_job_catches_up_when_it_returns(distributed):
