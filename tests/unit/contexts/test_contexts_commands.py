@@ -6,6 +6,8 @@ import json
 import os
 import socket
 
+from streamctl.config.schema import Config
+from streamctl.contexts.probe import probe_contexts, probes_of
 from tests.conftest import run_cli
 
 CONFIG = """\
@@ -76,3 +78,31 @@ def test_test_names_each_unreachable_system_and_exits_1(tmp_path):
     assert "refuses connections" in rows["kafka"]["error"]
     [line] = result.stderr.splitlines()
     assert line.startswith("streamctl: error: unreachable: prod kafka: ") and "prod zookeeper: " in line
+
+
+def test_every_system_a_context_configures_is_probed_with_its_own_timeout():
+    config = Config.model_validate({"contexts": {"full": {
+        "kafka": {"bootstrap_servers": "h:9092", "timeout": 4},
+        "zookeeper": {"hosts": "h:2181", "timeout": 3},
+        "connect": {"urls": ["http://h:8083"], "timeout": 2},
+        "flume": {"agents": {"a1": {"metrics_url": "http://h:41414/metrics"}}},
+        "spark": {"masters": ["http://h:8080"]},
+    }}})
+    probes = probes_of(config.context("full"))
+    assert list(probes) == ["kafka", "zookeeper", "connect", "flume agent a1", "spark"]
+    assert [timeout for _, timeout in probes.values()][:3] == [4, 3, 2]
+
+
+def test_a_system_that_never_answers_is_unreachable_by_the_deadline_naming_why():
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        config = Config.model_validate({"contexts": {
+            "slow": {"kafka": {"bootstrap_servers": f"127.0.0.1:{closed_port()}"},
+                     "zookeeper": {"hosts": f"127.0.0.1:{port}"}},
+        }})
+        [kafka, zookeeper] = probe_contexts(config, ["slow"], timeout=1.5)
+    assert (kafka.system, zookeeper.system) == ("kafka", "zookeeper")
+    assert not zookeeper.reachable and zookeeper.error
+    assert not kafka.reachable and "refuses connections" in (kafka.error or "")
