@@ -67,7 +67,9 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     series = Counter((name, labels) for name, labels in found)
     assert [key for key, n in series.items() if n > 1] == []
     assert len(found) == sum(1 for line in text.splitlines() if line and not line.startswith("#"))
-    assert found[("streamctl_check_up", (("component", "kafka"), ("context", "dead")))] == 0
+    dead_kafka = (("component", "kafka"), ("context", "dead"))
+    assert found[("streamctl_check_state", dead_kafka)] == SEVERITY_CODES[dead["state"]]
+    assert found[("streamctl_check_up", dead_kafka)] == (0 if dead["state"] == "UNKNOWN" else 1)
     assert found[("streamctl_check_up", (("component", "kafka"), ("context", "kraft")))] == 1
 
 
@@ -85,7 +87,9 @@ def test_the_nagios_line_names_the_worst_context_first(sandbox, kraft_sandbox, t
 
 def test_contexts_test_names_the_system_whose_address_is_wrong(sandbox, tmp_path):
     good = sandbox_context(sandbox)
-    wrong_zk = {**good, "zookeeper": {**good["zookeeper"], "hosts": free_address()}}
+    # Without the AdminServer URL, whose answer would stand for the server at the wrong address.
+    zookeeper = {key: value for key, value in good["zookeeper"].items() if key not in ("admin_url", "admin-url")}
+    wrong_zk = {**good, "zookeeper": {**zookeeper, "hosts": free_address()}}
     wrong_kafka = {**good, "kafka": {**good["kafka"], "bootstrap_servers": free_address(), "timeout": 5}}
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"contexts": {"wrong-zk": wrong_zk, "wrong-kafka": wrong_kafka}}))

@@ -120,3 +120,18 @@ def test_exporter_series_keep_their_own_names_in_prometheus_and_stay_out_of_json
     names = {name for name, _ in series(render_prometheus(aliased, NOW, context="p"))}
     assert {"kafka_consumergroup_lag", "kafka_consumergroup_lag_sum", "streamctl_kafka_brokers"} <= names
     assert [m["name"] for m in json.loads(render_json(aliased, NOW))["metrics"]] == ["kafka_brokers"]
+
+
+def test_a_context_whose_config_cannot_resolve_is_unknown_for_itself_only(tmp_path, monkeypatch):
+    from streamctl.check.contexts import evaluate_contexts
+    from streamctl.config import load_config
+
+    monkeypatch.delenv("FLEET_UNSET_PASSWORD", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text("contexts:\n  locked:\n    kafka:\n      bootstrap_servers: h:9092\n      properties:\n"
+                    "        sasl.password: ${FLEET_UNSET_PASSWORD}\n  open:\n    kafka: {bootstrap_servers: h:9092}\n")
+    config = load_config(path)
+    [(name, evaluation)] = evaluate_contexts(config, ["locked"], None, timeout=5).items()
+    assert name == "locked" and evaluation.severity is Severity.UNKNOWN
+    assert "FLEET_UNSET_PASSWORD" in (evaluation.failure or "")
+    assert config.context("open").name == "open"  # the other context still loads
