@@ -18,6 +18,7 @@ from streamctl.session import Session
 OWN_COMMANDS = {
     "dashboard": "streamctl.tui.main:dashboard",
     "check": "streamctl.check.command:check_command",
+    "contexts": "streamctl.contexts.commands:contexts",
     "sandbox": "streamctl.sandbox.commands:sandbox",
     "audit": "streamctl.ops.commands:audit",
     "completion": "streamctl.completion:completion",

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from streamctl.config import Context
+    from streamctl.config import Config, Context
 
 
 class Session:
@@ -23,8 +23,11 @@ class Session:
 
         return paths.config_file(self.config_arg)
 
-    def context(self) -> Context:
+    def config(self) -> Config:
         from streamctl.config import load_config
 
-        return load_config(self.config_path).context(self.context_name)
+        return load_config(self.config_path)
+
+    def context(self) -> Context:
+        return self.config().context(self.context_name)
 

@@ -9,7 +9,7 @@ With `--prometheus-textfile` stdout stays empty unless a format is asked (`-o`/`
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import click
@@ -33,14 +33,17 @@ class CheckError(StreamctlError):
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where check answers: stdout in `fmt` (None: nothing), and the Prometheus textfile."""
+    """Where check answers: stdout in `fmt` (None: nothing), and the Prometheus textfile; for one
+    context, or for `several` (`--contexts`, `--all-contexts`: check/render_contexts.py)."""
 
     fmt: str | None
     textfile: str | None
+    context: str = ""  # the `context` label of a refusal's series: the --context given, if any
+    several: bool = False
 
     @classmethod
-    def asked(cls, fmt: str | None, textfile: str | None) -> Outputs:
-        return cls(fmt or (None if textfile else "nagios"), textfile)
+    def asked(cls, fmt: str | None, textfile: str | None, context: str | None = None) -> Outputs:
+        return cls(fmt or (None if textfile else "nagios"), textfile, context or "")
 
     @classmethod
     def from_words(cls, args: list[str]) -> Outputs:
@@ -53,7 +56,8 @@ class Outputs:
             name, equals, value = word.partition("=")
             if name.startswith("-o") and len(name) > 2 and not name.startswith("--"):
                 name, value = "-o", word[2:]  # -ojson
-            elif name in ("-o", "--format", "--prometheus-textfile", "--component", "--timeout") and not equals:
+            elif name in ("-o", "--format", "--prometheus-textfile", "--component", "--contexts", "--timeout",
+                          "--context", "--config") and not equals:
                 value = next(words, "")
             if name in ("-o", "--format") and value in FORMATS:
                 fmt = value
@@ -61,12 +65,13 @@ class Outputs:
                 textfile = value
         return cls.asked(fmt, textfile)
 
-    def answer(self, evaluation: Evaluation, now: float) -> None:
-        """The textfile, then stdout; a textfile that cannot be written makes check UNKNOWN."""
+    def answer(self, evaluations: dict[str, Evaluation], now: float) -> None:
+        """The textfile, then stdout (each context's Evaluation by its name); a textfile that
+        cannot be written makes check UNKNOWN."""
         from streamctl.model.health import Evaluation
 
-        unwritten = self._write_textfile(evaluation, now)
-        self._print(Evaluation(failure=unwritten) if unwritten else evaluation, now)
+        unwritten = self._write_textfile(evaluations, now)
+        self._print({name: Evaluation(failure=unwritten) for name in evaluations} if unwritten else evaluations, now)
         if unwritten:
             raise CheckError(unwritten)
 
@@ -77,32 +82,37 @@ class Outputs:
 
         from streamctl.model.health import Evaluation
 
-        failed, now = Evaluation(failure=reason), time.time()
-        self._write_textfile(failed, now)  # if it cannot be written either, `reason` is still what to say
+        failed, now = {self.context: Evaluation(failure=reason)}, time.time()
+        single = replace(self, several=False)  # nothing was evaluated: one answer, as a single check gives
+        single._write_textfile(failed, now)  # if it cannot be written either, `reason` is still what to say
         if not (usage and self.fmt == "nagios"):
-            self._print(failed, now)
+            single._print(failed, now)
 
-    def _write_textfile(self, evaluation: Evaluation, now: float) -> str | None:
+    def _write_textfile(self, evaluations: dict[str, Evaluation], now: float) -> str | None:
         """Why the textfile could not be written, or None (written, or none asked)."""
-        from streamctl.check.render import write_prometheus_textfile
+        from streamctl.check.render import render_prometheus_contexts, write_prometheus_text
 
         if not self.textfile:
             return None
         try:
-            write_prometheus_textfile(evaluation, self.textfile, now)
+            write_prometheus_text(render_prometheus_contexts(evaluations, now), self.textfile)
         except OSError as exc:
             return f"--prometheus-textfile: cannot write {self.textfile}: {exc.strerror or exc}"
         return None
 
-    def _print(self, evaluation: Evaluation, now: float) -> None:
-        from streamctl.check import render
+    def _print(self, evaluations: dict[str, Evaluation], now: float) -> None:
+        from streamctl.check import render, render_contexts
 
         if self.fmt is None:
             return
-        if self.fmt == "nagios":
-            text = render.render_nagios(evaluation)
+        if self.fmt == "prometheus":
+            text = render.render_prometheus_contexts(evaluations, now)
+        elif self.several:
+            text = (render_contexts.render_nagios_contexts(evaluations) if self.fmt == "nagios"
+                    else render_contexts.render_json_contexts(evaluations, now))
         else:
-            text = {"json": render.render_json, "prometheus": render.render_prometheus}[self.fmt](evaluation, now)
+            [evaluation] = evaluations.values()
+            text = render.render_nagios(evaluation) if self.fmt == "nagios" else render.render_json(evaluation, now)
         click.echo(text.rstrip("\n"))
 
 
@@ -141,6 +151,10 @@ def _components(value: str | None) -> list[str] | None:
 @click.option("--prometheus-textfile", type=click.Path(dir_okay=False), metavar="PATH",
               help="Write the metrics atomically to PATH (node_exporter textfile collector), "
                    "also when check fails (state UNKNOWN).")
+@click.option("--contexts", "contexts", metavar="LIST",
+              help="Evaluate these contexts (comma-separated) concurrently, each under --timeout: one "
+                   "answer, its state the worst context's.")
+@click.option("--all-contexts", is_flag=True, help="Evaluate every context of the config file, as --contexts.")
 @click.option("--timeout", type=click.FloatRange(min=0.5), default=20.0, show_default=True,
               help="Global deadline in seconds: past it, what is not evaluated is UNKNOWN.")
 @click.option("--probe", is_flag=True,
@@ -149,7 +163,7 @@ def _components(value: str | None) -> list[str] | None:
                    "give it --timeout 60).")
 @click.pass_obj
 def check_command(session: Session, component: str | None, fmt: str | None, prometheus_textfile: str | None,
-                  timeout: float, probe: bool) -> None:
+                  contexts: str | None, all_contexts: bool, timeout: float, probe: bool) -> None:
     """Evaluate health for monitoring: exit 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN.
 
     \b
@@ -157,20 +171,26 @@ def check_command(session: Session, component: str | None, fmt: str | None, prom
       streamctl check
       streamctl check --component kafka,connect --format json
       streamctl check --prometheus-textfile /var/lib/node_exporter/streamctl.prom
+      streamctl check --all-contexts --format json
     """
     import time
 
-    from streamctl.check import render
+    from streamctl.check.render_contexts import overall
 
-    outputs = Outputs.asked(fmt, prometheus_textfile)
+    outputs = Outputs.asked(fmt, prometheus_textfile, session.context_name)
     try:
         components = _components(component)
+        several = _several(session, contexts, all_contexts)
     except UsageError as exc:
         outputs.refuse(str(exc), usage=True)
         raise
     try:
-        evaluation = _evaluate(session, components, timeout, probe)
-        outputs.answer(evaluation, time.time())
+        if several is None:
+            evaluations = _evaluate(session, components, timeout, probe)
+        else:
+            outputs = replace(outputs, several=True)
+            evaluations = _evaluate_several(session, several, components, timeout, probe)
+        outputs.answer(evaluations, time.time())
     except StreamctlError as exc:  # the config, the context, the textfile: said in one line
         if not isinstance(exc, CheckError):
             outputs.refuse(str(exc))
@@ -181,17 +201,38 @@ def check_command(session: Session, component: str | None, fmt: str | None, prom
         reason = internal_error("check", session.context_name or "", exc)
         outputs.refuse(reason)
         raise CheckError(reason) from None
-    _exit_now(render.exit_code(evaluation))
+    _exit_now(overall(evaluations).exit_code)
 
 
-def _evaluate(session: Session, components: list[str] | None, timeout: float, probe: bool) -> Evaluation:
-    from streamctl.check.evaluate import configured_components, evaluate
+def _several(session: Session, contexts: str | None, all_contexts: bool) -> list[str] | None:
+    """The contexts of --contexts / --all-contexts (None: one context, the usual check)."""
+    if contexts is None and not all_contexts:
+        return None
+    if contexts is not None and all_contexts:
+        raise UsageError("--contexts and --all-contexts: give one of them")
+    if session.context_name:
+        raise UsageError(f"--context {session.context_name}: not with {'--contexts' if contexts else '--all-contexts'}")
+    from streamctl.check.contexts import chosen_contexts
+
+    return chosen_contexts(session.config(), contexts, all_contexts)
+
+
+def _evaluate(session: Session, components: list[str] | None, timeout: float,
+              probe: bool) -> dict[str, Evaluation]:
+    """The session's context's Evaluation, by the context's name (its series' `context` label)."""
+    from streamctl.check.evaluate import evaluate, wanted_components
 
     ctx = session.context()
-    components = components or configured_components(ctx)
-    if probe and "probe" not in components:
-        components = [*components, "probe"]
-    return evaluate(ctx, components, _left_of(timeout), read_only=session.read_only_flag)
+    return {ctx.name: evaluate(ctx, wanted_components(ctx, components, probe), _left_of(timeout),
+                               read_only=session.read_only_flag)}
+
+
+def _evaluate_several(session: Session, names: list[str], components: list[str] | None, timeout: float,
+                      probe: bool) -> dict[str, Evaluation]:
+    from streamctl.check.contexts import evaluate_contexts
+
+    return evaluate_contexts(session.config(), names, components, _left_of(timeout), probe,
+                             read_only=session.read_only_flag)
 
 
 def _left_of(timeout: float) -> float:

@@ -54,6 +54,13 @@ def configured_components(ctx: Context) -> list[str]:
     return [name for name in available() if name not in OPT_IN and collector(name).configured(ctx)]
 
 
+def wanted_components(ctx: Context, named: list[str] | None, probe: bool = False) -> list[str]:
+    """What `check` evaluates on `ctx`: the components named (else the configured ones), with the
+    probe when asked."""
+    components = named or configured_components(ctx)
+    return [*components, "probe"] if probe and "probe" not in components else components
+
+
 def unconfigured_reason(ctx: Context, name: str) -> str | None:
     """Why `name` cannot be evaluated on this context, or None when the context configures it."""
     module = collector(name)

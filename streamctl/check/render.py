@@ -14,12 +14,12 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from streamctl.model.health import Evaluation, Finding, Metric, Severity
 
 if TYPE_CHECKING:
-    from prometheus_client import CollectorRegistry
+    from prometheus_client import CollectorRegistry, Gauge
 
 SCHEMA = "streamctl.check/v1"  # docs/check-json-schema.json
 PLUGIN_NAME = "STREAMCTL"
@@ -143,9 +143,16 @@ def _join_limited(items: list[str], limit: int) -> str:
 
 def render_json(evaluation: Evaluation, now: float) -> str:
     """The `streamctl.check/v1` document (docs/check-json-schema.json)."""
+    # One line: without indent the json module encodes in C (an indented document of a large
+    # cluster's metrics took 20-40 ms in Python); `jq .` shows it indented.
+    return json.dumps(json_document(evaluation, now), allow_nan=False, separators=(",", ":")) + "\n"
+
+
+def json_document(evaluation: Evaluation, now: float) -> dict[str, Any]:
+    """render_json's document, as data."""
     findings = sorted(evaluation.findings, key=lambda f: (-f.severity.rank, f.component, f.object))
     unevaluated = not_evaluated(evaluation)
-    document = {
+    document: dict[str, Any] = {
         "schema": SCHEMA,
         "state": evaluation.severity.value,
         "exit_code": exit_code(evaluation),
@@ -165,12 +172,10 @@ def render_json(evaluation: Evaluation, now: float) -> str:
             {"name": m.name, "value": _finite(m.value), "labels": _labels(m),
              "uom": m.uom, "warn": _finite(m.warn), "crit": _finite(m.crit), "min": _finite(m.min),
              "max": _finite(m.max)}
-            for m in evaluation.metrics
+            for m in evaluation.metrics if not m.exporter_alias
         ],
     }
-    # One line: without indent the json module encodes in C (an indented document of a large
-    # cluster's metrics took 20-40 ms in Python); `jq .` shows it indented.
-    return json.dumps(document, allow_nan=False, separators=(",", ":")) + "\n"
+    return document
 
 
 def _finite(x: float | None) -> float | None:
@@ -180,54 +185,94 @@ def _finite(x: float | None) -> float | None:
 
 # ---- Prometheus (node_exporter textfile collector) -------------------------------------------
 
-def render_prometheus(evaluation: Evaluation, now: float) -> str:
+CONTEXT_LABEL = "context"  # on every series check writes, so several contexts' files never collide
+
+
+def render_prometheus(evaluation: Evaluation, now: float, context: str | None = None) -> str:
+    """One context's series; each with a `context` label when `context` is given (check always does)."""
+    return render_prometheus_contexts({context or "": evaluation}, now, labelled=context is not None)
+
+
+def render_prometheus_contexts(evaluations: dict[str, Evaluation], now: float, labelled: bool = True) -> str:
+    """Several contexts' series in one exposition, told apart by their `context` label."""
     from prometheus_client import generate_latest
 
-    return generate_latest(_registry(evaluation, now)).decode()
+    return generate_latest(_registry(evaluations, now, labelled)).decode()
 
 
-def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike[str], now: float) -> None:
+def write_prometheus_textfile(evaluation: Evaluation, path: str | os.PathLike[str], now: float,
+                              context: str | None = None) -> None:
+    """One context's series into `path` (write_prometheus_text)."""
+    write_prometheus_text(render_prometheus(evaluation, now, context), path)
+
+
+def write_prometheus_text(text: str, path: str | os.PathLike[str]) -> None:
     """Atomic (streamctl/atomic.py): written to a hidden `.<name>.*.tmp` beside it, then renamed
     over `path`; readable by node_exporter's user. The collector reads only `*.prom` files, so
     it never sees the half-written temporary one."""
     from streamctl.atomic import write_atomic
 
-    write_atomic(path, render_prometheus(evaluation, now), mode=0o644)
+    write_atomic(path, text, mode=0o644)
 
 
-def _registry(evaluation: Evaluation, now: float) -> CollectorRegistry:
-    from prometheus_client import CollectorRegistry, Gauge
+def _registry(evaluations: dict[str, Evaluation], now: float, labelled: bool) -> CollectorRegistry:
+    from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
-    state = Gauge("streamctl_check_state",
-                  "Check state per component: 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN",
-                  ["component"], registry=registry)
-    up = Gauge("streamctl_check_up", "1 if the component was evaluated, 0 if it could not be",
-               ["component"], registry=registry)
-    counts = Gauge("streamctl_findings", "Findings per component and severity",
-                   ["component", "severity"], registry=registry)
-    reasons = Gauge("streamctl_check_unknown_info",
-                    "1 per UNKNOWN component, its reason in the `reason` label (one line, clipped)",
-                    ["component", "reason"], registry=registry)
-    per_component = Counter((f.component, f.severity) for f in evaluation.findings)
-    unevaluated = not_evaluated(evaluation)
-    for name, severity in component_states(evaluation).items():
-        state.labels(name).set(severity.exit_code)
-        if severity is Severity.UNKNOWN:
-            reasons.labels(name, _unknown_reason(evaluation, name, unevaluated)).set(1)
-        up.labels(name).set(0 if name in unevaluated else 1)
-        for s in Severity:
-            counts.labels(name, s.value).set(per_component[name, s])
-    Gauge("streamctl_check_timestamp_seconds", "When the check ran (unix seconds)",
-          registry=registry).set(now)
-
-    for name, family in _families(evaluation.metrics).items():
-        keys = sorted(family[0].labels)
-        help_text = next((m.help for m in family if m.help), name)
-        gauge = Gauge(f"streamctl_{name}", help_text, keys, registry=registry)
-        for m in family:
-            (gauge.labels(**_labels(m)) if keys else gauge).set(m.value)
+    gauges = _Gauges(registry, labelled)
+    state = gauges.get("streamctl_check_state", "Check state per component: 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN",
+                       ["component"])
+    up = gauges.get("streamctl_check_up", "1 if the component was evaluated, 0 if it could not be", ["component"])
+    counts = gauges.get("streamctl_findings", "Findings per component and severity", ["component", "severity"])
+    reasons = gauges.get("streamctl_check_unknown_info",
+                         "1 per UNKNOWN component, its reason in the `reason` label (one line, clipped)",
+                         ["component", "reason"])
+    stamp = gauges.get("streamctl_check_timestamp_seconds", "When the check ran (unix seconds)", [])
+    for context, evaluation in evaluations.items():
+        per_component = Counter((f.component, f.severity) for f in evaluation.findings)
+        unevaluated = not_evaluated(evaluation)
+        for name, severity in component_states(evaluation).items():
+            gauges.set(state, context, severity.exit_code, component=name)
+            if severity is Severity.UNKNOWN:
+                gauges.set(reasons, context, 1, component=name,
+                           reason=_unknown_reason(evaluation, name, unevaluated))
+            gauges.set(up, context, 0 if name in unevaluated else 1, component=name)
+            for s in Severity:
+                gauges.set(counts, context, per_component[name, s], component=name, severity=s.value)
+        gauges.set(stamp, context, now)
+    for context, evaluation in evaluations.items():
+        for name, family in _families(evaluation.metrics).items():
+            exposed = name if family[0].exporter_alias else f"streamctl_{name}"
+            help_text = next((m.help for m in family if m.help), name)
+            gauge = gauges.get(exposed, help_text, sorted(family[0].labels))
+            for m in family:
+                gauges.set(gauge, context, m.value, **_labels(m))
     return registry
+
+
+class _Gauges:
+    """The registry's gauges by exposed name, each with a `context` label when `labelled`."""
+
+    def __init__(self, registry: CollectorRegistry, labelled: bool) -> None:
+        self.registry, self.labelled = registry, labelled
+        self.by_name: dict[str, tuple[Gauge, list[str]]] = {}
+
+    def get(self, name: str, help_text: str, keys: list[str]) -> Gauge:
+        from prometheus_client import Gauge
+
+        names = [*keys, CONTEXT_LABEL] if self.labelled else keys
+        gauge, known = self.by_name.get(name) or (None, names)
+        if known != names:
+            raise ValueError(f"metric {name!r}: every series needs the same label keys, got {known} vs {names}")
+        if gauge is None:
+            gauge = Gauge(name, help_text, names, registry=self.registry)
+            self.by_name[name] = gauge, names
+        return gauge
+
+    def set(self, gauge: Gauge, context: str, value: float, **labels: str) -> None:
+        if self.labelled:
+            labels = {**labels, CONTEXT_LABEL: context}
+        (gauge.labels(**labels) if labels else gauge).set(value)
 
 
 REASON_LIMIT = 200  # characters of a reason label: alerts show it, it is not a log

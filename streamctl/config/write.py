@@ -192,14 +192,31 @@ def save_context(name: str, context_data: dict, path: Path | None = None, *,
     return document.get(key) == name
 
 
-def remove_context(name: str, path: Path | None = None) -> None:
-    """Delete one context; unset current-context if it pointed at it."""
+def _document_naming(name: str, path: Path | None) -> tuple[Path, Any, Any, Any]:
+    """The file to edit, its document, editor and contexts; refused unless it has context `name`."""
     target = _target(path)
     document, editor = _read_document(target)
     contexts = _contexts_of(document, target)
     if name not in contexts:
         raise ConfigError(f"no context '{name}' in {target} ({known_contexts(contexts)})")
+    return target, document, editor, contexts
+
+
+def remove_context(name: str, path: Path | None = None) -> None:
+    """Delete one context; unset current-context if it pointed at it."""
+    target, document, editor, contexts = _document_naming(name, path)
     del contexts[name]
     if document.get(_current_key(document)) == name:
         del document[_current_key(document)]
+    _write(document, editor, target)
+
+
+def use_context(name: str, path: Path | None = None) -> None:
+    """Make `name` the current-context, keeping the rest of the file as written."""
+    target, document, editor, _ = _document_naming(name, path)
+    key = _current_key(document)
+    if key in document:
+        document[key] = name
+    else:
+        document.insert(0, key, name)
     _write(document, editor, target)

@@ -15,7 +15,7 @@ Kafka severities (defaults; thresholds come from the context's `thresholds`):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Protocol
@@ -176,10 +176,39 @@ def _groups(snap, thresholds, filters, group_status, findings, metrics) -> None:
             if name in STATUS_SEVERITY:
                 findings.append(Finding(STATUS_SEVERITY[name], "kafka", f"group {group}",
                                         f"KAFKA_GROUP_{name}", f"group {group} {name}: {status.detail}"))
+    metrics += kafka_exporter_lag(lag for lags in by_group.values() for lag in lags)
     metrics.append(Metric("kafka_max_group_lag_records", worst_records, "Largest group lag in records",
                           warn=thresholds.lag_records_warn, crit=thresholds.lag_records_crit, min=0))
     metrics.append(Metric("kafka_max_group_lag_seconds", round(worst_seconds, 3), "Largest group lag in time",
                           uom="s", warn=thresholds.lag_seconds_warn, crit=thresholds.lag_seconds_crit, min=0))
+
+
+def kafka_exporter_lag(lags: Iterable[PartitionLag]) -> list[Metric]:
+    """The lag under kafka_exporter's series names and labels (danielqsj/kafka_exporter), so its
+    dashboards read streamctl's textfile: `kafka_consumergroup_lag{consumergroup,topic,partition}`
+    (-1 where the group committed nothing on a partition of a topic it consumes) and
+    `kafka_consumergroup_lag_sum{consumergroup,topic}` (those -1 left out). As kafka_exporter, a
+    topic where the group committed nothing, and a partition whose log end is unknown, are left out."""
+    by_topic: dict[tuple[str, str], list[PartitionLag]] = defaultdict(list)
+    for lag in lags:
+        if lag.log_end is not None:
+            by_topic[lag.group, lag.topic].append(lag)
+    metrics = []
+    for (group, topic), partitions in sorted(by_topic.items()):
+        if all(p.committed is None for p in partitions):
+            continue
+        total = 0
+        for p in sorted(partitions, key=lambda p: p.partition):
+            behind = -1 if p.lag is None else p.lag
+            total += max(behind, 0)
+            metrics.append(Metric("kafka_consumergroup_lag", behind,
+                                  "Current Approximate Lag of a ConsumerGroup at Topic/Partition",
+                                  labels={"consumergroup": group, "topic": topic, "partition": str(p.partition)},
+                                  perfdata=False, exporter_alias=True))
+        metrics.append(Metric("kafka_consumergroup_lag_sum", total,
+                              "Current Approximate Lag of a ConsumerGroup at Topic for all partitions",
+                              labels={"consumergroup": group, "topic": topic}, perfdata=False, exporter_alias=True))
+    return metrics
 
 
 def _lag_list(items, most: int = 3) -> str:

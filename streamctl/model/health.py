@@ -59,6 +59,8 @@ class Metric:
     max: float | None = None
     perfdata: bool = True  # also in the Nagios perfdata (per-object series usually are not)
     alert_below: bool = False  # thresholds are floors (alert when value < warn/crit), e.g. brokers
+    exporter_alias: bool = False  # a series under another exporter's name (kafka_exporter's): Prometheus
+    #                               only, exposed as `name` itself (no streamctl_ prefix), never in JSON
 
 
 @dataclass

@@ -152,9 +152,9 @@ def test_a_config_error_still_answers_json_and_rewrites_the_textfile(workspace):
     [line] = silent.stderr.splitlines()
     assert line.startswith(f"streamctl: error: {workspace.config}:5:1: invalid YAML: ")
     found = samples(textfile.read_text())
-    assert found[("streamctl_check_state", (("component", "check"),))] == 3
-    assert ("streamctl_check_state", (("component", "kafka"),)) not in found
-    assert found[("streamctl_check_timestamp_seconds", ())] > 1.7e9
+    assert found[("streamctl_check_state", (("component", "check"), ("context", "")))] == 3
+    assert [key for key in found if ("component", "kafka") in key[1]] == []
+    assert found[("streamctl_check_timestamp_seconds", (("context", ""),))] > 1.7e9
     assert [p.name for p in textfile.parent.iterdir() if p.name.startswith(".")] == []  # no temp file left
 
     asked = run_cli("check", "-o", "json", env=workspace.env({}), timeout=60)
@@ -181,7 +181,7 @@ def test_a_usage_error_is_one_line_and_a_json_document_when_json_was_asked(works
     assert (as_json.returncode, as_json.stderr) == (3, f"streamctl: error: {error}\n")
     doc = json.loads(as_json.stdout)
     assert (doc["state"], doc["summary"]) == ("UNKNOWN", error) and schema_errors(doc) == []
-    assert samples(textfile.read_text())[("streamctl_check_up", (("component", "check"),))] == 0
+    assert samples(textfile.read_text())[("streamctl_check_up", (("component", "check"), ("context", "")))] == 0
 
 
 def test_an_unwritable_textfile_is_unknown_naming_it(workspace):

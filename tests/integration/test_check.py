@@ -105,8 +105,8 @@ def test_prometheus_textfile_is_written(sandbox, tmp_path):
     result, _ = check(tmp_path, config, "--prometheus-textfile", str(target), "--format", "prometheus")
     assert result.returncode == 0, result.stdout + result.stderr
     text = target.read_text()
-    assert 'streamctl_check_state{component="kafka"} 0.0' in text
-    assert "streamctl_kafka_brokers 3.0" in text
+    assert 'streamctl_check_state{component="kafka",context="it"} 0.0' in text
+    assert 'streamctl_kafka_brokers{context="it"} 3.0' in text
     assert result.stdout.strip() == text.strip()
 
 
@@ -158,18 +158,20 @@ def test_a_failing_run_replaces_the_last_good_textfile(sandbox, tmp_path):
     assert good.returncode in (0, 1, 2), good.stdout + good.stderr
     assert good.stdout == ""  # a textfile alone: nothing for cron to mail
     before = samples(target.read_text())
-    assert before[("streamctl_check_up", (("component", "kafka"),))] == 1
-    assert before[("streamctl_kafka_brokers", ())] == 3
+    assert before[("streamctl_check_up", (("component", "kafka"), ("context", "sandbox")))] == 1
+    assert before[("streamctl_kafka_brokers", (("context", "sandbox"),))] == 3
 
     failing = sandbox.cli("--context", "no-such-context", "check", "--component", "kafka",
                           "--prometheus-textfile", str(target), timeout=60)
     assert failing.returncode == 3 and failing.stdout == ""
     assert failing.stderr.startswith("streamctl: error: no context 'no-such-context' in ")
     after = samples(target.read_text())
-    assert after[("streamctl_check_state", (("component", "check"),))] == 3
-    assert after[("streamctl_check_up", (("component", "check"),))] == 0
-    assert not any(name == "streamctl_kafka_brokers" or labels == (("component", "kafka"),) for name, labels in after)
-    assert after[("streamctl_check_timestamp_seconds", ())] > before[("streamctl_check_timestamp_seconds", ())]
+    failed = ("context", "no-such-context")  # the context asked for, which names the series
+    assert after[("streamctl_check_state", (("component", "check"), failed))] == 3
+    assert after[("streamctl_check_up", (("component", "check"), failed))] == 0
+    assert not any(name == "streamctl_kafka_brokers" or ("component", "kafka") in labels for name, labels in after)
+    assert after[("streamctl_check_timestamp_seconds", (failed,))] > \
+        before[("streamctl_check_timestamp_seconds", (("context", "sandbox"),))]
     assert sorted(p.name for p in target.parent.iterdir()) == ["streamctl.prom"]
 
 

@@ -1,0 +1,127 @@
+"""Several contexts in one check and `contexts test`, against the ZooKeeper-mode and the KRaft
+sandboxes side by side (plus a context whose Kafka is a closed port); kafka_exporter's lag series
+against streamctl's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections import Counter
+
+import pytest
+import yaml
+
+from tests.check_outputs import samples
+from tests.check_reasons import is_service_condition
+from tests.conftest import run_cli
+from tests.integration.kafka_helpers import commit, free_address, produce, unique, write_context
+
+pytestmark = pytest.mark.integration
+
+TIMEOUT = 30  # check's --timeout: the deadline of each context, and so of the whole run
+SEVERITY_CODES = {"OK": 0, "WARN": 1, "CRIT": 2, "UNKNOWN": 3}
+
+
+def sandbox_context(running) -> dict:
+    return yaml.safe_load(running.config_path.read_text())["contexts"]["sandbox"]
+
+
+def fleet_config(tmp_path, sandbox, kraft_sandbox, **more: dict) -> dict[str, str]:
+    """A config with the two sandboxes' contexts (zk, kraft), a dead one and `more`; the env to use it."""
+    contexts = {"zk": sandbox_context(sandbox), "kraft": sandbox_context(kraft_sandbox),
+                "dead": {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}, **more}
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump({"current-context": "zk", "contexts": contexts}))
+    return {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}
+
+
+def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_deadline(sandbox, kraft_sandbox,
+                                                                                    tmp_path):
+    env = fleet_config(tmp_path, sandbox, kraft_sandbox)
+    textfile = tmp_path / "fleet.prom"
+    started = time.monotonic()
+    result = run_cli("check", "--all-contexts", "-o", "json", "--prometheus-textfile", str(textfile),
+                     "--timeout", str(TIMEOUT), env=env, timeout=TIMEOUT + 60)
+    took = time.monotonic() - started
+    doc = json.loads(result.stdout)
+    states = {entry["context"]: entry["check"] for entry in doc["contexts"]}
+    assert set(states) == {"zk", "kraft", "dead"}
+    # As for one context (docs/architecture.md): UNKNOWN when the deadline came first, CRIT
+    # (KAFKA_UNREACHABLE) when the metadata call failed sooner; either way naming the connection.
+    dead = states["dead"]
+    assert dead["state"] in ("UNKNOWN", "CRIT"), dead
+    why = dead["components"]["kafka"]["reason"] or " ".join(f["text"] for f in dead["findings"])
+    assert is_service_condition(why), why
+    for live in ("zk", "kraft"):
+        assert states[live]["components"]["kafka"]["evaluated"], states[live]["summary"]
+    worst = max(SEVERITY_CODES[check["state"]] for check in states.values())
+    assert result.returncode == doc["exit_code"] == worst, result.stderr
+    assert took < TIMEOUT + 5, f"{took:.1f} s for a {TIMEOUT} s deadline"
+
+    text = textfile.read_text()
+    found = samples(text)
+    contexts = {dict(labels).get("context") for _, labels in found}
+    assert contexts == {"zk", "kraft", "dead"}  # no series without its context
+    series = Counter((name, labels) for name, labels in found)
+    assert [key for key, n in series.items() if n > 1] == []
+    assert len(found) == sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+    dead_kafka = (("component", "kafka"), ("context", "dead"))
+    assert found[("streamctl_check_state", dead_kafka)] == SEVERITY_CODES[dead["state"]]
+    assert found[("streamctl_check_up", dead_kafka)] == (0 if dead["state"] == "UNKNOWN" else 1)
+    assert found[("streamctl_check_up", (("component", "kafka"), ("context", "kraft")))] == 1
+
+
+def test_the_nagios_line_names_the_worst_context_first(sandbox, kraft_sandbox, tmp_path):
+    env = fleet_config(tmp_path, sandbox, kraft_sandbox)
+    result = run_cli("check", "--contexts", "kraft,dead", "--component", "kafka", "--timeout", str(TIMEOUT),
+                     env=env, timeout=TIMEOUT + 60)
+    first = result.stdout.splitlines()[0]
+    status = first.partition(" | ")[0]
+    dead = re.match(r"STREAMCTL (UNKNOWN|CRITICAL): dead \1: ", status)
+    assert dead, first  # the dead context is the worst, and comes first
+    assert result.returncode == {"UNKNOWN": 3, "CRITICAL": 2}[dead.group(1)], result.stdout
+    assert re.search(r"; kraft (OK|WARNING|CRITICAL|UNKNOWN)", status), first
+
+
+def test_contexts_test_names_the_system_whose_address_is_wrong(sandbox, tmp_path):
+    good = sandbox_context(sandbox)
+    # Without the AdminServer URL, whose answer would stand for the server at the wrong address.
+    zookeeper = {key: value for key, value in good["zookeeper"].items() if key not in ("admin_url", "admin-url")}
+    wrong_zk = {**good, "zookeeper": {**zookeeper, "hosts": free_address()}}
+    wrong_kafka = {**good, "kafka": {**good["kafka"], "bootstrap_servers": free_address(), "timeout": 5}}
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"contexts": {"wrong-zk": wrong_zk, "wrong-kafka": wrong_kafka}}))
+    env = {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}
+    result = run_cli("contexts", "test", "--timeout", "20", "-o", "json", env=env, timeout=80)
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = {(r["context"], r["system"]): r for r in json.loads(result.stdout)}
+    assert not rows["wrong-kafka", "kafka"]["reachable"] and not rows["wrong-zk", "zookeeper"]["reachable"]
+    assert "refuses connections" in rows["wrong-kafka", "kafka"]["error"]
+    assert rows["wrong-zk", "kafka"]["reachable"] and rows["wrong-zk", "kafka"]["mode"] == "zookeeper, 3 brokers"
+    assert rows["wrong-kafka", "zookeeper"]["reachable"] and rows["wrong-kafka", "zookeeper"]["version"]
+    [line] = result.stderr.splitlines()
+    assert "wrong-kafka kafka: " in line and "wrong-zk zookeeper: " in line
+
+
+def test_kafka_exporter_lag_series_equal_streamctls_own_lag_for_every_partition(cluster, tmp_path):
+    topic, group = unique("exported"), unique("exporter")
+    cluster.kafka().create_topic(topic, 3, 3)
+    produce(cluster.bootstrap_servers, topic, 300, partitions=3)
+    commit(cluster.bootstrap_servers, group, {(topic, 0): 40, (topic, 1): 100})  # nothing on partition 2
+    config = write_context(tmp_path / "c.yaml", cluster.bootstrap_servers, include={"groups": [group]})
+    env = {**os.environ, "STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp_path / "state")}
+    own = run_cli("groups", "lag", group, "-o", "json", env=env, timeout=60)
+    assert own.returncode == 0, own.stderr
+    ours = {str(r["partition"]): r["lag"] for r in json.loads(own.stdout) if r["topic"] == topic}
+    result = run_cli("check", "--component", "kafka", "-o", "prometheus", env=env, timeout=60)
+    found = samples(result.stdout)
+    exported = {dict(labels)["partition"]: value for (name, labels), value in found.items()
+                if name == "kafka_consumergroup_lag"}
+    assert set(exported) == set(ours) and {"0", "1"} <= set(ours)
+    assert all(exported[p] == (-1 if ours[p] is None else ours[p]) for p in ours), (exported, ours)
+    expected_sum = sum(lag for lag in ours.values() if lag is not None)
+    labels = (("consumergroup", group), ("context", "it"), ("topic", topic))
+    assert found[("kafka_consumergroup_lag_sum", labels)] == expected_sum
+    assert found[("streamctl_kafka_group_lag_records", (("context", "it"), ("group", group)))] == expected_sum
