@@ -153,7 +153,8 @@ def render_json(evaluation: Evaluation, now: float) -> str:
         "summary": summary(evaluation),
         "components": {
             name: {"state": state.value, "evaluated": name not in unevaluated,
-                   "reason": unevaluated.get(name)}
+                   "reason": unevaluated.get(name),
+                   **({"rules_not_evaluated": rules} if (rules := evaluation.rules_unevaluated.get(name)) else {})}
             for name, state in component_states(evaluation).items()
         },
         "findings": [
