@@ -52,13 +52,17 @@ def why_unread(exc: BaseException, who: str) -> str:
     return str(refused) if refused else f"describing ACLs: {reason(exc)}"
 
 
+AUTHORIZER_CONFIGS = ("allow.everyone.if.no.acl.found", "super.users")
+
+
 def _broker_security(broker: int, entries) -> BrokerSecurity:
     def value(name: str) -> str | None:
         entry = entries.get(name)
         return entry.value if entry is not None else None
 
+    hidden = tuple(name for name in AUTHORIZER_CONFIGS if name in entries and entries[name].is_sensitive)
     return BrokerSecurity(broker, listener_protocols(value("listeners") or "", value("listener.security.protocol.map")),
-                          value("allow.everyone.if.no.acl.found"), value("super.users"))
+                          value(AUTHORIZER_CONFIGS[0]), value(AUTHORIZER_CONFIGS[1]), hidden)
 
 
 def listener_protocols(listeners: str, protocol_map: str | None) -> tuple[str, ...]:

@@ -50,7 +50,8 @@ def readers(acls: tuple[AclBinding, ...], resource_type: str, name: str, super_u
 
 
 def super_users(access: ClusterAccess) -> set[str]:
-    """The brokers' super.users (empty when they hide it: then no grant is left out)."""
+    """The brokers' super.users. Empty when they hide it (as Kafka's brokers do): then a super
+    user's own Allow binding counts like any other principal's."""
     return {user.strip() for b in access.brokers if b.super_users for user in b.super_users.split(";") if user.strip()}
 
 
@@ -95,10 +96,11 @@ def _allow_everyone_unread(access: ClusterAccess) -> dict[str, str]:
     """Why the allow.everyone rule could not judge every broker (none when it could)."""
     if access.brokers_unread:
         return {ALLOW_EVERYONE: "; ".join(access.brokers_unread)}
-    hidden = [b.broker for b in access.brokers if b.allow_everyone is None and set(b.protocols) & set(SECURED)]
+    hidden = [b.broker for b in access.brokers
+              if "allow.everyone.if.no.acl.found" in b.hidden and set(b.protocols) & set(SECURED)]
     if hidden:
-        return {ALLOW_EVERYONE: f"allow.everyone.if.no.acl.found has no value in DescribeConfigs of broker(s) "
-                                f"{', '.join(map(str, hidden))} (sent as sensitive, or not set)"}
+        return {ALLOW_EVERYONE: f"broker(s) {', '.join(map(str, hidden))} send allow.everyone.if.no.acl.found "
+                                "as sensitive, without its value"}
     return {}
 
 

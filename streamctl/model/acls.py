@@ -29,13 +29,16 @@ class AclBinding:
 
 @dataclass(frozen=True)
 class BrokerSecurity:
-    """A broker's access-control configs as DescribeConfigs answered them; None: not answered,
-    or hidden (the broker marks a config it has no type for as sensitive and sends no value)."""
+    """A broker's access-control configs as DescribeConfigs answered them; None: not set, or
+    hidden. Kafka's brokers (3.x, both modes) send the authorizer's configs
+    (allow.everyone.if.no.acl.found, super.users) as sensitive, without a value: a config
+    KafkaConfig has no type for counts as sensitive. Those are named in `hidden`."""
 
     broker: int
     protocols: tuple[str, ...]  # its listeners' security protocols: PLAINTEXT, SASL_PLAINTEXT, SSL, ...
     allow_everyone: str | None  # allow.everyone.if.no.acl.found
     super_users: str | None  # super.users ("User:a;User:b")
+    hidden: tuple[str, ...] = ()  # of those two, the configs the broker sent as sensitive (no value)
 
 
 @dataclass(frozen=True)
