@@ -3,7 +3,8 @@
 One snapshot costs a fixed number of round trips whatever the cluster size: one metadata
 call, one batched describe_configs (topics plus one broker), two batched list_offsets
 (earliest, latest), one list + one batched describe of the consumer groups, and
-list_consumer_group_offsets (one group per call, so issued concurrently with a cap).
+list_consumer_group_offsets (one group per call, so issued concurrently with a cap); with
+`access=True` (check), one DescribeAcls and one DescribeConfigs per broker (access_reads.py).
 Lag in time reads the record at each lagging partition's committed offset through ONE
 consumer for all partitions, never a consumer per partition.
 """
