@@ -8,6 +8,12 @@
     the ACLs could not be read (the monitor lacks Describe on the
       Cluster)                                                      UNKNOWN KAFKA_ACL_UNREADABLE
 
+Only pairs somebody was granted to read are judged: the topic or the group has an Allow
+Read/All binding of its own (its literal name or a prefix; the wildcard `*` does not count, it is
+the monitor's kind of grant). A group that only super users read has no binding at all, and is
+not a grant that went missing; super users cannot be told apart otherwise, since brokers send
+`super.users` as a sensitive config, without its value.
+
 A missing grant is a WARN, not a CRIT: the brokers keep a stopped group's offsets for
 offsets.retention.minutes (7 days by default), so a group that no longer runs may show it.
 
@@ -55,6 +61,12 @@ def super_users(access: ClusterAccess) -> set[str]:
     return {user.strip() for b in access.brokers if b.super_users for user in b.super_users.split(";") if user.strip()}
 
 
+def granted(acls: tuple[AclBinding, ...], topic: str, group: str) -> bool:
+    """Whether the topic or the group has an Allow Read (or All) binding of its own, not `*`."""
+    return any(b.permission == "Allow" and b.operation in READ_GRANTS and b.name != "*"
+               and (applies(b, "Topic", topic) or applies(b, "Group", group)) for b in acls)
+
+
 def missing_grant(topic: str, group: str, topic_readers: set[str], group_readers: set[str]) -> str | None:
     """What is missing for anyone to consume `topic` as `group`, or None."""
     if not topic_readers and not group_readers:
@@ -84,6 +96,8 @@ def access_health(snap: KafkaSnapshot, filters: Filters) -> tuple[list[Finding],
     read_pairs = sorted({(l.group, l.topic) for l in snap.lags
                          if l.committed is not None and filters.group(l.group) and filters.topic(l.topic)})
     for group, topic in read_pairs:
+        if not granted(access.acls, topic, group):
+            continue  # nobody was granted it: read by super users only
         missing = missing_grant(topic, group, readers(access.acls, "Topic", topic, supers),
                                 readers(access.acls, "Group", group, supers))
         if missing:

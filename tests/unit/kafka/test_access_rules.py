@@ -74,6 +74,15 @@ def test_super_users_grants_do_not_count():
         ["group billing has offsets on topic orders: no principal may Read Topic 'orders' nor Group 'billing'"]
 
 
+def test_a_pair_nobody_was_granted_is_read_by_super_users_and_quiet():
+    monitor = (acl("User:monitor", "Read", "Topic", "*"), acl("User:monitor", "Describe", "Group", "*"))
+    assert health(ClusterAccess(monitor, brokers=(SASL,))) == ([], {})
+    assert health(ClusterAccess((), brokers=(SASL,))) == ([], {})
+    denied_group = (*monitor, acl("User:app", "Read", "Group", "bill", "Prefixed"))
+    [finding] = health(ClusterAccess(denied_group, brokers=(SASL,)))[0]
+    assert finding.code == MISSING_GRANT  # the group was granted to app, the topic to nobody but the monitor
+
+
 def test_granted_group_and_topic_are_quiet():
     assert health(ClusterAccess(APP_GRANTS, brokers=(SASL,))) == ([], {})
     wildcard = (acl("User:*", "Read", "Topic", "*"), acl("User:app", "Read", "Group", "bill", "Prefixed"))
