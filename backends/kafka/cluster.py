@@ -3,7 +3,8 @@
 One snapshot costs a fixed number of round trips whatever the cluster size: one metadata
 call, one batched describe_configs (topics plus one broker), two batched list_offsets
 (earliest, latest), one list + one batched describe of the consumer groups, and
-list_consumer_group_offsets (one group per call, so issued concurrently with a cap).
+list_consumer_group_offsets (one group per call, so issued concurrently with a cap); with
+`access=True` (check), one DescribeAcls and one DescribeConfigs per broker (access_reads.py).
 Lag in time reads the record at each lagging partition's committed offset through ONE
 consumer for all partitions, never a consumer per partition.
 """
@@ -21,6 +22,7 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka import KafkaError as KafkaErrorCode
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
+from streamctl.backends.kafka.access_reads import read_access
 from streamctl.backends.kafka.authz import CLUSTER, Acl, principal, refusal
 from streamctl.backends.kafka.client import (
     Deadline,
@@ -34,6 +36,7 @@ from streamctl.backends.kafka.client import (
 )
 from streamctl.backends.kafka.group_reads import committed_offsets, describe_groups, listed_groups
 from streamctl.backends.kafka.record_times import probe_consumer, with_lag_seconds
+from streamctl.model.acls import ClusterAccess
 from streamctl.model.kafka import (
     Broker,
     ConsumerGroup,
@@ -163,7 +166,8 @@ class KafkaBackend:
                  known_record_times: Mapping[tuple[str, int, int], float] | None = None,
                  group_members: bool = True, group_offsets: bool = True,
                  topic_configs: bool = True, known_groups: Iterable[str] = (),
-                 known_topic_configs: Mapping[str, tuple[dict[str, str], float]] | None = None) -> KafkaSnapshot:
+                 known_topic_configs: Mapping[str, tuple[dict[str, str], float]] | None = None,
+                 access: bool = False) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
 
         `group_members=False` skips describing the groups: each then has only the state and
@@ -201,8 +205,10 @@ class KafkaBackend:
                                       group_members, group_offsets, known_groups) if groups else None)
             md = self._metadata(None, deadline)
             configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs, known_topic_configs or {})
+            access_job = pool.submit(self._access, md, deadline) if access else None
             earliest, latest = self._watermarks(probe, pool, md, deadline, errors, stuck)
             configs = configs_job.result()
+            access_state = access_job.result() if access_job is not None else None
             described, committed, offsets_read_at = _partial(groups_job, errors, "consumer groups")
             snap = _snapshot_of(md, bool(self.kraft), configs, earliest, latest)
             lags = _lags(committed, earliest, latest) if groups else []
@@ -213,9 +219,17 @@ class KafkaBackend:
             pool.shutdown(wait=False, cancel_futures=True)
             if not any(not job.done() for job in stuck):  # else closing it under them would crash
                 probe.close()
+        if access_job is not None:
+            snap = replace(snap, access=access_state)
         if groups:
             snap = replace(snap, groups=described, lags=tuple(lags), offsets_read_at=offsets_read_at)
         return replace(snap, errors=tuple(errors))
+
+    def _access(self, md, deadline: Deadline) -> ClusterAccess:
+        try:
+            return read_access(self._configs_admin(), list(md.brokers), deadline, self.principal)
+        except KafkaError as exc:  # the deadline ran out before a call could be sent
+            return ClusterAccess(None, f"ACLs: {exc}")
 
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
                             members: bool, offsets: bool, known: Iterable[str] = ()):

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # component -> "module" exporting
 #   configured(ctx) -> bool   the context has what collect() reads
 #   SECTION                   what configured() looks for, as the UNKNOWN reason names it
-#   collect(ctx, deadline_at, **options) -> (findings, metrics), or raises NotEvaluated
+#   collect(ctx, deadline_at, **options) -> (findings, metrics), or raises NotEvaluated; a third
+#                             item, when there is one: {rule code: why that rule was not evaluated}
 # declared by each system (streamctl/<system>/system.py), the default ones first; OPT_IN:
 # those evaluated only when named (`--component`, `--probe`).
 COLLECTORS = systems.collectors()
@@ -70,7 +71,7 @@ def unconfigured_reason(ctx: Context, name: str) -> str | None:
 def evaluate(ctx: Context, components: list[str], timeout: float, **options: Any) -> Evaluation:
     """Every component's findings, or why it was not evaluated, within `timeout` seconds."""
     deadline_at = time.monotonic() + timeout
-    results: dict[str, tuple[list[Finding], list[Metric]] | NotEvaluated] = {}
+    results: dict[str, tuple[list[Finding], list[Metric], *tuple[dict[str, str], ...]] | NotEvaluated] = {}
 
     def run(name: str) -> None:
         try:
@@ -98,7 +99,9 @@ def evaluate(ctx: Context, components: list[str], timeout: float, **options: Any
         elif isinstance(result, NotEvaluated):
             evaluation.unevaluated[name] = str(result)
         else:
-            findings, metrics = result
+            findings, metrics, *rules_not_evaluated = result
+            if rules_not_evaluated and rules_not_evaluated[0]:
+                evaluation.rules_unevaluated[name] = rules_not_evaluated[0]
             evaluation.findings += findings
             evaluation.metrics += metrics
             evaluation.evaluated.append(name)

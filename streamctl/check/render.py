@@ -160,7 +160,8 @@ def json_document(evaluation: Evaluation, now: float) -> dict[str, Any]:
         "summary": summary(evaluation),
         "components": {
             name: {"state": state.value, "evaluated": name not in unevaluated,
-                   "reason": unevaluated.get(name)}
+                   "reason": unevaluated.get(name),
+                   **({"rules_not_evaluated": rules} if (rules := evaluation.rules_unevaluated.get(name)) else {})}
             for name, state in component_states(evaluation).items()
         },
         "findings": [

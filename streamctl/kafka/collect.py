@@ -8,6 +8,7 @@ from pathlib import Path
 
 from streamctl.backends.kafka.client import Deadline, KafkaError
 from streamctl.backends.kafka.isolated import KafkaClientCrashed, isolated_backend
+from streamctl.kafka.access_rules import SECURED, access_health
 from streamctl.kafka.health import Filters, kafka_health
 from streamctl.kafka.history import HistoryRequest, snapshot_with_history
 from streamctl.kafka.lag.store import default_path
@@ -43,7 +44,10 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     joined = partial(in_child, snapshot_with_history) if in_child else partial(snapshot_with_history, backend)
     try:
         # The rules judge offsets and lag, never members: the groups are listed, not described.
-        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False)
+        # `access`: the ACLs and brokers' security configs, for the access rules; only on a
+        # secured connection (a PLAINTEXT client is ANONYMOUS to an authorizer: nothing to judge).
+        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False,
+                                access=secured(ctx))
     except KafkaClientCrashed as exc:  # not read, which says nothing about the cluster
         raise NotEvaluated(str(exc)) from None
     except KafkaError as exc:
@@ -57,11 +61,17 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
     findings, metrics = kafka_health(snap, thresholds, ctx.kafka.expected_brokers, filters, statuses)
     streams_findings, streams_metrics = streams_health(find_apps(
         snap, thresholds.allowed_lag, {name: app.outputs for name, app in ctx.kafka.streams.items()}))
-    findings, metrics = findings + streams_findings, metrics + streams_metrics
+    access_findings, rules_not_evaluated = access_health(snap, filters)
+    findings, metrics = findings + streams_findings + access_findings, metrics + streams_metrics
     if snap.errors:  # partial: say which broker (if any) did not answer
         findings += _silent_findings(snap, deadline_at)
     metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))
-    return findings, metrics
+    return findings, metrics, rules_not_evaluated
+
+
+def secured(ctx) -> bool:
+    """Whether the context logs in to Kafka (SASL) or connects over TLS."""
+    return ctx.kafka.client_config().get("security.protocol", "PLAINTEXT").upper() in SECURED
 
 
 def _silent(addresses: list[str], deadline_at: float, known_ids=None) -> list:

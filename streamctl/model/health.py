@@ -71,6 +71,8 @@ class Evaluation:
     metrics: list[Metric] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)  # components that answered in time
     unevaluated: dict[str, str] = field(default_factory=dict)  # component -> why not
+    # component -> {rule code: why that rule was not evaluated} (the component itself was)
+    rules_unevaluated: dict[str, dict[str, str]] = field(default_factory=dict)
     failure: str | None = None  # why nothing could be evaluated (the config, the command line)
 
     @property

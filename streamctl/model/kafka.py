@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from streamctl.model.acls import ClusterAccess
+
 # ---- Kafka snapshot ---------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,7 @@ class KafkaSnapshot:
     # When the committed offsets were read: the lag history's sample time. A snapshot whose
     # other reads ran long (a broker restarting) must not date them later than a newer read.
     offsets_read_at: float | None = None
+    access: ClusterAccess | None = None  # ACLs and brokers' security configs, when asked for (check)
 
     @property
     def partitions(self) -> tuple[PartitionState, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
 from streamctl.backends.kafka.cluster import KafkaBackend
 
@@ -24,6 +25,15 @@ def topic_with_group(secure, partitions: int = 1) -> tuple[str, str]:
     finally:
         consumer.close()
     return topic, group
+
+
+def add_scram_user(secure, user: str, password: str) -> None:
+    """A SCRAM-SHA-512 user on the secure sandbox, added by the admin principal."""
+    client = AdminClient({**secure.kafka_client(), "log_level": "0"})
+    upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
+                                          password.encode())
+    for future in client.alter_user_scram_credentials([upsert], request_timeout=10).values():
+        future.result(timeout=15)
 
 
 def one_error_line(result) -> str:

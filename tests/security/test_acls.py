@@ -14,12 +14,11 @@ import secrets
 
 import pytest
 from confluent_kafka import Consumer, Producer
-from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
 from streamctl.backends.kafka.acl_admin import AclAdmin, AclBinding, AclQuery
 from tests.conftest import RunningSandbox
 from tests.security.conftest import MODES
-from tests.security.helpers import one_error_line, unique
+from tests.security.helpers import add_scram_user, one_error_line, unique
 
 pytestmark = pytest.mark.integration
 
@@ -36,11 +35,7 @@ def secure(request):
 def scene(secure):
     """A topic with one record, and a reader user allowed its groups but not the topic."""
     topic, user, password = unique("acl"), unique("reader"), secrets.token_urlsafe(16)
-    client = AdminClient({**secure.kafka_client(), "log_level": "0"})
-    upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
-                                          password.encode())
-    for future in client.alter_user_scram_credentials([upsert], request_timeout=10).values():
-        future.result(timeout=15)
+    add_scram_user(secure, user, password)
     admin = AclAdmin(secure.kafka_client(), timeout=10)
     admin.add_acls([AclBinding(f"User:{user}", "*", "Read", "Allow", "Group", GROUPS, "Prefixed")])
     admin.create_topic(topic, 1, 1)
@@ -87,10 +82,13 @@ def grants(scene) -> list[AclBinding]:
     return scene["admin"].describe_acls(AclQuery("Topic", scene["topic"], "Literal"))
 
 
-def audit(secure, operation: str) -> list[dict]:
+def audit(secure, operation: str, topic: str) -> list[dict]:
+    """The sandbox context's audit records of `operation` about `topic` (other modules change
+    ACLs on the same sandbox)."""
     path = secure.xdg_state / "streamctl" / "audit.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    return [r for r in records if r["operation"] == operation and r["context"] == "sandbox"]
+    return [r for r in records if r["operation"] == operation and r["context"] == "sandbox"
+            and any(b["name"] == topic for b in (r.get("parameters") or {}).get("bindings", []))]
 
 
 def acls(secure, *args: str):
@@ -108,7 +106,7 @@ def test_grant_then_revoke_read(secure, scene):
     assert [(c["object"], c["field"], c["after"]) for c in plan["changes"]] == \
         [(who, f"Allow Read on Topic '{topic}' from host *", "present")]
     assert planned.stderr.strip().endswith("nothing changed; add --execute to apply")
-    assert grants(scene) == [] and audit(secure, "acls.create") == []
+    assert grants(scene) == [] and audit(secure, "acls.create", topic) == []
 
     created = acls(secure, *grant, "--execute")
     assert created.returncode == 0, created.stderr
@@ -129,14 +127,14 @@ def test_grant_then_revoke_read(secure, scene):
     assert [(c["field"], c["note"]) for c in plan["changes"]] == \
         [(f"Allow Read on Topic '{topic}' from host *", f"loses Describe on Topic '{topic}', Read on Topic '{topic}'")]
     assert f"{who} can then no longer: Describe on Topic '{topic}', Read on Topic '{topic}'" in plan["warnings"]
-    assert len(grants(scene)) == 1 and audit(secure, "acls.delete") == []
+    assert len(grants(scene)) == 1 and audit(secure, "acls.delete", topic) == []
 
     deleted = acls(secure, *revoke, "--execute")
     assert deleted.returncode == 0, deleted.stderr
     assert grants(scene) == []
     read_becomes(scene, "TOPIC_AUTHORIZATION_FAILED")
 
-    [create_record], [delete_record] = audit(secure, "acls.create"), audit(secure, "acls.delete")
+    [create_record], [delete_record] = audit(secure, "acls.create", topic), audit(secure, "acls.delete", topic)
     assert (create_record["result"], delete_record["result"]) == ("ok", "ok")
     assert create_record["after"] == [[who, f"Allow Read on Topic '{topic}' from host *", "present"]]
     assert delete_record["parameters"]["bindings"] == [{"principal": who, "host": "*", "operation": "Read",
