@@ -55,6 +55,8 @@ def parse_wire_quorum(answer: dict[str, Any], features: dict[str, Any]) -> Quoru
         leader = partition["leader_id"]
     except (KeyError, IndexError, TypeError):
         raise KafkaError(f"metadata quorum: unexpected DescribeQuorum answer: {str(answer)[:200]!r}") from None
+    if partition.get("error"):
+        raise KafkaError(f"metadata quorum: {partition['error']}")
     leader_end = next((v["log_end_offset"] for v in voters if v["replica_id"] == leader), None)
 
     def node(replica: dict[str, Any], role: str) -> QuorumNode:
