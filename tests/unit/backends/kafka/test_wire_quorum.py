@@ -56,3 +56,10 @@ def test_kraft_version_is_the_finalized_level_and_zero_when_not_finalized():
 def test_an_answer_without_the_metadata_partition_is_one_line():
     with pytest.raises(KafkaError, match="unexpected DescribeQuorum answer"):
         parse_wire_quorum({"topics": []}, {})
+
+
+def test_a_partition_error_is_one_line():
+    answer = json.loads(json.dumps(CAPTURED["describe_quorum"]))
+    answer["topics"][0]["partitions"][0]["error"] = "[Error 6] NotLeaderOrFollowerError: "
+    with pytest.raises(KafkaError, match=r"^metadata quorum: \[Error 6\] NotLeaderOrFollowerError"):
+        parse_wire_quorum(answer, CAPTURED["features"])
