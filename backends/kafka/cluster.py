@@ -35,6 +35,7 @@ from streamctl.backends.kafka.client import (
     tls_reason,
 )
 from streamctl.backends.kafka.group_reads import committed_offsets, describe_groups, listed_groups
+from streamctl.backends.kafka.group_types import typed_groups
 from streamctl.backends.kafka.record_times import probe_consumer, with_lag_seconds
 from streamctl.model.acls import ClusterAccess
 from streamctl.model.kafka import (
@@ -167,7 +168,7 @@ class KafkaBackend:
                  group_members: bool = True, group_offsets: bool = True,
                  topic_configs: bool = True, known_groups: Iterable[str] = (),
                  known_topic_configs: Mapping[str, tuple[dict[str, str], float]] | None = None,
-                 access: bool = False) -> KafkaSnapshot:
+                 access: bool = False, group_types: bool = False) -> KafkaSnapshot:
         """Everything check and the dashboard show, in a fixed number of round trips.
 
         `group_members=False` skips describing the groups: each then has only the state and
@@ -186,6 +187,11 @@ class KafkaBackend:
         only min.insync.replicas against the replica count matters, which a stale value
         judges as well. A topic with a shrunk ISR or no leader is always described afresh.
 
+        `group_types=True` also lists the groups through kafka-python (ListGroups v5, at the same
+        time as the other group reads): every group gets its type (classic, consumer, share,
+        streams) and share and streams groups, which librdkafka does not list, appear (state and
+        type only). If that listing fails, every type is UNKNOWN and the failure is in `errors`.
+
         `known_groups`: groups seen before (the lag history's). The listing asks every broker
         for the groups it coordinates, and while a coordinator moves a group can be on neither
         broker's list for a moment: a known group the listing misses is described directly,
@@ -202,7 +208,7 @@ class KafkaBackend:
         stuck: list[concurrent.futures.Future] = []  # offset reads still inside `probe`
         try:
             groups_job = (pool.submit(self._groups_and_offsets, pool, deadline, errors, group_filter,
-                                      group_members, group_offsets, known_groups) if groups else None)
+                                      group_members, group_offsets, known_groups, group_types) if groups else None)
             md = self._metadata(None, deadline)
             configs_job = pool.submit(self._configs, md, deadline, errors, topic_configs, known_topic_configs or {})
             access_job = pool.submit(self._access, md, deadline) if access else None
@@ -232,11 +238,12 @@ class KafkaBackend:
             return ClusterAccess(None, f"ACLs: {exc}")
 
     def _groups_and_offsets(self, pool, deadline: Deadline, errors: list[str], keep: Callable[[str], bool],
-                            members: bool, offsets: bool, known: Iterable[str] = ()):
+                            members: bool, offsets: bool, known: Iterable[str] = (), types: bool = False):
         """The listed groups (described, when `members`) and their committed offsets (when
         `offsets`), read at the same time; known groups the listing missed are described and
         read alongside (a failed listing leaves only those)."""
         known = {g for g in known if keep(g)}
+        typed_job = pool.submit(self._typed_listing, deadline, errors) if types else None
         try:
             listed = listed_groups(self._admin, deadline, errors, keep)
         except KafkaError as exc:
@@ -254,9 +261,21 @@ class KafkaBackend:
         # what the listing said of it; the failure is in `errors`.
         by_id = {g.id: g for g in (described.result() if described else ())}
         groups = [by_id.get(g.id, g) for g in listed] + list(recovered.result() if recovered else ())
+        if typed_job is not None:
+            groups = list(typed_groups(tuple(groups), typed_job.result(), keep))
         kept = {g.id for g in groups}
         return (tuple(sorted(groups, key=lambda g: g.id)),
                 {g: o for g, o in committed.items() if g in kept}, read_at)
+
+    def _typed_listing(self, deadline: Deadline, errors: list[str]) -> list[dict] | None:
+        """ListGroups v5 through kafka-python (every group with its type); None when it fails."""
+        from streamctl.backends.kafka.wire_reads import WireReads
+
+        try:
+            return WireReads(self.client_config, timeout=deadline.left("listing group types")).group_listing()
+        except KafkaError as exc:
+            errors.append(f"group types (shown as unknown): {exc}")
+            return None
 
     def _known_unlisted(self, ids: list[str], deadline: Deadline, errors: list[str]) -> tuple[ConsumerGroup, ...]:
         """Known groups the listing missed, described: those the cluster no longer has (DEAD, or

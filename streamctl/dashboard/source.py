@@ -235,7 +235,8 @@ class Dashboard:
         try:
             return self.kafka.call_with_admin(snapshot_with_history, request,
                                               group_filter=Filters.from_context(self.ctx).group,
-                                              topic_configs=False)  # the Groups screen shows none
+                                              topic_configs=False,  # the Groups screen shows none
+                                              group_types=True)  # every group's type (ListGroups v5)
         except StreamctlError:
             if request.record:
                 self._last_sample = float("-inf")  # nothing recorded: the next refresh samples

@@ -19,6 +19,7 @@ SYSTEM = System(
         "users": "streamctl.kafka.users.commands:users",
         "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
         "acls": "streamctl.kafka.acls.commands:acls",
+        "quorum": "streamctl.kafka.quorum_command:quorum",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),

@@ -74,7 +74,7 @@ class GroupMember:
 class ConsumerGroup:
     id: str
     state: str  # STABLE, EMPTY, DEAD, PREPARING_REBALANCE, COMPLETING_REBALANCE, UNKNOWN
-    type: str | None = None  # CLASSIC, CONSUMER
+    type: str | None = None  # CLASSIC, CONSUMER, SHARE, STREAMS; UNKNOWN: the typed listing failed
     protocol: str | None = None  # range, roundrobin, ...
     coordinator: int | None = None
     members: tuple[GroupMember, ...] = ()
@@ -90,9 +90,10 @@ def broker_roles(broker: Broker, kraft: bool, kraft_roles: dict[int, str]) -> li
 
 
 def type_label(group_type: str | None) -> str:
-    """A group's protocol type as operators write it (classic, consumer: KIP-848), "-" when the
-    broker does not say (ListGroups before v5, Kafka 3.8)."""
-    return group_type.lower() if group_type and group_type != "UNKNOWN" else "-"
+    """A group's type as operators write it (classic, consumer, share, streams: KIP-1043);
+    "unknown" when the typed listing failed, "-" when nothing was read (librdkafka alone, a
+    broker before Kafka 3.8)."""
+    return group_type.lower() if group_type else "-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +175,7 @@ class Quorum:
     epoch: int
     high_watermark: int
     nodes: tuple[QuorumNode, ...] = ()
+    kraft_version: int | None = None  # 0 static, 1 dynamic (KIP-853); None: not read (the JVM tool)
 
     @property
     def voters(self) -> tuple[QuorumNode, ...]:

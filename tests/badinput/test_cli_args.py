@@ -18,6 +18,8 @@ CASES = [
     Case("output format", ("brokers", "-o", "xml"),
          "Invalid value for '-o' / '--output': 'xml' is not one of 'table', 'json'."),
     Case("missing group", ("groups", "reset-offsets"), "Missing argument 'GROUP'."),
+    Case("unknown group type", ("groups", "list", "--type", "consumer", "--type", "Queue"),
+         "unknown group type 'queue': one of classic, consumer, share, streams"),
     Case("no reset mode", (*RESET, "--topic", "t"), MODES),
     Case("two reset modes", (*RESET, "--topic", "t", "--to-earliest", "--to-latest"), MODES),
     Case("no topic", (*RESET, "--to-earliest"), "give --topic TOPIC[:P,P] or --all-topics"),

@@ -31,22 +31,34 @@ def _groups_read(snap, name: str | None = None) -> None:
 @OUTPUT
 @click.option("--sort", type=click.Choice(["name", "lag"]), default="name", show_default=True,
               help="Row order (lag: largest first).")
+@click.option("--type", "types", multiple=True, metavar="TYPE",
+              help="Only groups of this type: classic, consumer, share or streams (repeatable).")
 @click.pass_obj
-def groups_list(session: Session, output: str, sort: str) -> None:
-    """Every consumer group with state, members, topics and total lag.
+def groups_list(session: Session, output: str, sort: str, types: tuple[str, ...]) -> None:
+    """Every group with its type, state, members, topics and total lag.
+
+    The type (classic, consumer, share, streams) comes from ListGroups v5 (Kafka 3.8 and
+    later); an older broker's groups are classic. Share and streams groups show state and type.
 
     \b
     Examples:
       streamctl groups list --sort lag
+      streamctl groups list --type consumer --type share
       streamctl groups list -o json
     """
+    from streamctl.backends.kafka.wire_reads import GROUP_TYPES
     from streamctl.kafka import serialize
     from streamctl.kafka.health import Filters
 
+    wanted = {t.lower() for t in types}
+    if unknown := sorted(wanted - set(GROUP_TYPES)):
+        raise UsageError(f"unknown group type {unknown[0]!r}: one of {', '.join(GROUP_TYPES)}")
     with clients.cluster(session) as (ctx, kafka):
-        snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group, known_groups=clients.history_groups(ctx))
+        snap = kafka.snapshot(group_filter=Filters.from_context(ctx).group, known_groups=clients.history_groups(ctx),
+                              group_types=True)
     _groups_read(snap)
-    rows = [serialize.group_summary(g, snap) for g in snap.groups]
+    rows = [serialize.group_summary(g, snap) for g in snap.groups
+            if not wanted or (g.type or "").lower() in wanted]
     if sort == "lag":
         rows.sort(key=lambda r: r["lag"], reverse=True)
     from streamctl.kafka.groups.render import groups_table
