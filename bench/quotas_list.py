@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from streamctl.backends.kafka.quota_admin import QuotaAdmin
+from streamctl.backends.kafka.wire import WireError
 from streamctl.sandbox.stack import Sandbox
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
@@ -37,6 +38,24 @@ def run(args: list[str], env: dict[str, str]) -> float:
     if result.returncode != 0:
         raise SystemExit(f"streamctl {' '.join(args)} failed ({result.returncode}): {result.stderr[-500:]}")
     return took
+
+
+def set_quotas(bootstrap: str, count: int, patience: float = 120.0) -> None:
+    """`count` client-id quotas, the first asked again while a broker still refuses connections
+    (the sandbox is up before every listener is)."""
+    deadline = time.monotonic() + patience
+    for i in range(count):
+        while True:
+            admin = QuotaAdmin({"bootstrap.servers": bootstrap}, timeout=30)
+            try:
+                admin.alter_quotas({"client-id": f"bench-{i}"}, {"producer_byte_rate": 1048576.0}, [])
+                break
+            except WireError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(2)
+            finally:
+                admin.close()
 
 
 def main() -> None:
@@ -53,12 +72,7 @@ def main() -> None:
         config.write_text(yaml.safe_dump({"current-context": "bench", "contexts": {"bench": {
             "kafka": {"bootstrap_servers": bootstrap, "expected_brokers": 3, "timeout": 30}}}}))
         env = {**os.environ, "STREAMCTL_CONFIG": str(config), "XDG_STATE_HOME": str(tmp / "state")}
-        admin = QuotaAdmin({"bootstrap.servers": bootstrap}, timeout=30)
-        try:
-            for i in range(args.quotas):
-                admin.alter_quotas({"client-id": f"bench-{i}"}, {"producer_byte_rate": 1048576.0}, [])
-        finally:
-            admin.close()
+        set_quotas(bootstrap, args.quotas)
         first = {name: run(argv, env) for name, argv in COMMANDS.items()}
         samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
         for _ in range(args.runs):
