@@ -93,3 +93,12 @@ def test_the_cli_refuses_bad_input_before_any_client_is_made(args, message):
 def test_a_plan_is_json_serialisable():
     plan = plans.plan_alter({}, {"user": None}, {"consumer_byte_rate": 1e6}, [])
     assert json.loads(json.dumps(plan.as_dict(), default=str))["changes"][0]["after"] == "1000000"
+
+
+def test_the_table_shows_values_as_typed(capsys):
+    from streamctl.kafka.quotas.render import quotas_table
+
+    quotas_table([{"entity": {"user": "<default>", "client-id": "c"},
+                   "values": {"producer_byte_rate": 51200.0, "request_percentage": 12.5}}])
+    out = capsys.readouterr().out
+    assert "51200 " in out and "51200.0" not in out and "12.5" in out and "<default>" in out
