@@ -112,7 +112,8 @@ class WireAdmin:
             named = refusal(_Code(exc.errno), what, self.principal, needs)
             if named is not None:
                 raise named from None
-            raise WireError(f"{what} failed: {type(exc).__name__}: {exc.description or exc}") from None
+            detail = exc.args[0] if exc.args and exc.args[0] else exc.description  # the broker's message first
+            raise WireError(f"{what} failed: {type(exc).__name__}: {detail or exc}") from None
         except errors.KafkaError as exc:
             raise WireError(f"{what} failed: {type(exc).__name__}: {exc}") from None
 

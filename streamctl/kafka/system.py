@@ -20,6 +20,7 @@ SYSTEM = System(
         "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
         "acls": "streamctl.kafka.acls.commands:acls",
         "quorum": "streamctl.kafka.quorum_command:quorum",
+        "quotas": "streamctl.kafka.quotas.commands:quotas",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),

@@ -67,6 +67,8 @@ MUTATIONS = {
     ("users", "create"): (["users", "create", "{new}", "--execute"], "users create"),
     ("users", "set-password"): (["users", "set-password", "streamctl", "--execute"], "users set-password"),
     ("users", "delete"): (["users", "delete", "monitor", "--execute"], "users delete"),
+    ("quotas", "alter"): (["quotas", "alter", "--client-id", "ro", "--set", "producer_byte_rate=1024", "--execute"],
+                          "quotas alter"),
 }
 
 
