@@ -19,6 +19,7 @@ SYSTEM = System(
         "users": "streamctl.kafka.users.commands:users",
         "elect-leaders": "streamctl.kafka.brokers.commands:elect_leaders",
         "acls": "streamctl.kafka.acls.commands:acls",
+        "reassign": "streamctl.kafka.reassign.commands:reassign",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),
