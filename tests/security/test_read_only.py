@@ -67,6 +67,9 @@ MUTATIONS = {
     ("users", "create"): (["users", "create", "{new}", "--execute"], "users create"),
     ("users", "set-password"): (["users", "set-password", "streamctl", "--execute"], "users set-password"),
     ("users", "delete"): (["users", "delete", "monitor", "--execute"], "users delete"),
+    ("reassign", "execute"): (["reassign", "execute", "--decommission", "1", "--throttle", "1MB", "--execute"],
+                              "reassign execute"),
+    ("reassign", "cancel"): (["reassign", "cancel", "--execute"], "reassign cancel"),
 }
 
 

@@ -113,6 +113,7 @@ def reassign_status(session: Session, output):
       streamctl reassign status -o json
     """
     from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign.state import recorded_throttles
     from streamctl.ops import ReadOnlyError, require_writable
 
     ctx, admin = reassign_admin(session, "reassign status", execute=False)
@@ -128,7 +129,9 @@ def reassign_status(session: Session, output):
                      "bytes_done": sum(d or 0 for d in done) if readable else None,
                      "bytes_total": total * len(done)})
     status: dict = {"in_progress": bool(moving), "partitions": rows, "throttles": None}
-    if not moving:
+    if not moving and not any(recorded_throttles(ctx.name).values()):
+        status["throttles"] = "no throttles of streamctl's to remove"
+    elif not moving:
         try:
             require_writable("reassign status (removing throttles)", ctx, session.read_only_flag)
             status["throttles"] = reassign_exec.remove_throttles(admin, ctx.name)

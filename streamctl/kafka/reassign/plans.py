@@ -111,9 +111,10 @@ def throttled_replicas(layout: Layout, moves: dict[Partition, list[int]]) -> dic
         old = layout.replicas[(topic, partition)]
         leader.setdefault(topic, []).extend(f"{partition}:{b}" for b in old)
         follower.setdefault(topic, []).extend(f"{partition}:{b}" for b in new if b not in old)
-    return {topic: {"leader.replication.throttled.replicas": ",".join(leader[topic]),
-                    "follower.replication.throttled.replicas": ",".join(follower.get(topic, []))}
-            for topic in sorted(leader)}
+    lists = {topic: {"leader.replication.throttled.replicas": ",".join(leader[topic]),
+                     "follower.replication.throttled.replicas": ",".join(follower.get(topic, []))}
+             for topic in sorted(leader)}
+    return {topic: {key: value for key, value in keys.items() if value} for topic, keys in lists.items()}
 
 
 def moving_brokers(layout: Layout, moves: dict[Partition, list[int]]) -> list[int]:
