@@ -167,7 +167,7 @@ def test_cancel_stops_a_slow_move_and_the_old_replicas_stay(four_brokers, tmp_pa
 
 @pytest.mark.parametrize("args, error", [
     (["plan", "--decommission", "9"], "--decommission 9: no such broker"),
-    (["plan", "--replication-factor", "slow-move=5"], "must be 1 to 4"),
+    (["plan", "--replication-factor", "any-topic=5"], "must be 1 to 4"),
     (["execute", "--decommission", "2", "--throttle", "0", "--execute"], "--throttle '0': must be above 0"),
 ])
 def test_bad_input_is_one_line_and_changes_nothing(four_brokers, args, error):

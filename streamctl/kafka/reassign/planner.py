@@ -85,12 +85,12 @@ def decommission(layout: Layout, broker: int) -> dict[Partition, list[int]]:
 
 def replication_factor(layout: Layout, topic: str, factor: int) -> dict[Partition, list[int]]:
     """Grow or shrink `topic`'s replica lists to `factor` (shrinking drops the most loaded followers)."""
-    partitions = [p for p in layout.replicas if p[0] == topic]
-    if not partitions:
-        raise UsageError(f"--replication-factor {topic}={factor}: no topic {topic!r}")
     if not 1 <= factor <= len(layout.brokers):
         raise UsageError(f"--replication-factor {topic}={factor}: must be 1 to {len(layout.brokers)} "
                          f"(the number of brokers)")
+    partitions = [p for p in layout.replicas if p[0] == topic]
+    if not partitions:
+        raise UsageError(f"--replication-factor {topic}={factor}: no topic {topic!r}")
     targets = {p: list(r) for p, r in layout.replicas.items()}
     loads = Loads(layout, targets)
     for partition in biggest_first(layout, partitions):
