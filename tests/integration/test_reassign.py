@@ -34,7 +34,7 @@ def four_brokers(tmp_path_factory) -> RunningSandbox:
 
 def create(cluster: RunningSandbox, topic: str, assignment: list[list[int]], records: int) -> None:
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(topic, replica_assignment=assignment)])[topic].result(30)
+    admin.create_topics([NewTopic(topic, num_partitions=len(assignment), replica_assignment=assignment)])[topic].result(30)
     producer = ordered_producer(cluster.bootstrap_servers)
     for i in range(records):
         producer.produce(topic, RECORD, key=str(i).encode(), partition=i % len(assignment))
