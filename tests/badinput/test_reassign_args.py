@@ -1,6 +1,6 @@
 """Bad input to `streamctl reassign` that is refused in one line (exit 3) before any network call
 (the context's Kafka is an address nothing listens on). A plan file's faults need the cluster's
-layout: tests/unit/test_reassign_plans.py and tests/integration/test_reassign.py cover them."""
+layout: tests/unit/kafka/test_reassign_plans.py and tests/integration/test_reassign.py cover them."""
 
 from __future__ import annotations
 
