@@ -1,4 +1,4 @@
-"""`streamctl reassign` against a real 4-broker Kafka (ZooKeeper mode) of this module's own, with
+"""`streamctl reassign` against a real 4-broker Kafka of this module's own (ZooKeeper mode, then KRaft), with
 RF-2 topics: decommission a broker while a producer runs (throttled, every record still read),
 cancel a slow move (the old replicas stay), and bad input as one line with nothing changed."""
 
@@ -21,11 +21,11 @@ pytestmark = pytest.mark.integration
 RECORD = b"x" * 1000
 
 
-@service_fixture(scope="module")
-def four_brokers(tmp_path_factory) -> RunningSandbox:
-    tmp = tmp_path_factory.mktemp("reassign")
+@service_fixture(scope="module", params=["zookeeper", "kraft"])
+def four_brokers(request, tmp_path_factory) -> RunningSandbox:
+    tmp = tmp_path_factory.mktemp(f"reassign-{request.param}")
     sb = Sandbox(root=tmp / "state" / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
-    state, _ = sb.up(brokers=4, with_addons=False)
+    state, _ = sb.up(brokers=4, kraft=request.param == "kraft", with_addons=False)
     try:
         yield RunningSandbox(sb, state, tmp / "state")
     finally:
