@@ -21,6 +21,7 @@ SYSTEM = System(
         "acls": "streamctl.kafka.acls.commands:acls",
         "quorum": "streamctl.kafka.quorum_command:quorum",
         "quotas": "streamctl.kafka.quotas.commands:quotas",
+        "reassign": "streamctl.kafka.reassign.commands:reassign",
     },
     collectors={
         "kafka": Collector("streamctl.kafka.collect"),

@@ -69,6 +69,9 @@ MUTATIONS = {
     ("users", "delete"): (["users", "delete", "monitor", "--execute"], "users delete"),
     ("quotas", "alter"): (["quotas", "alter", "--client-id", "ro", "--set", "producer_byte_rate=1024", "--execute"],
                           "quotas alter"),
+    ("reassign", "execute"): (["reassign", "execute", "--decommission", "1", "--throttle", "1MB", "--execute"],
+                              "reassign execute"),
+    ("reassign", "cancel"): (["reassign", "cancel", "--execute"], "reassign cancel"),
 }
 
 

@@ -1,0 +1,1 @@
+"""`streamctl reassign`: moving partitions between brokers (plan, execute, status, cancel)."""

@@ -1,0 +1,173 @@
+"""Where partitions' replicas go: decommission a broker, change a topic's replication factor,
+rebalance. Pure functions of the layout (no I/O), so the same cluster gives the same plan.
+
+A broker's load is the bytes its replicas hold on disk (then their count, then its id, for ties:
+every choice is deterministic). Partitions are taken biggest first, so the biggest moves are
+placed while the most room is left. With racks, a new replica goes to a rack the partition's
+other replicas do not use, while there is one; the first replica (the preferred leader) stays
+first whenever it stays at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from streamctl.errors import UsageError
+
+Partition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Layout:
+    brokers: dict[int, str | None]  # id -> rack
+    replicas: dict[Partition, list[int]]
+    sizes: dict[Partition, int]  # bytes on disk of one replica (the largest the brokers report)
+
+    def size(self, partition: Partition) -> int:
+        return self.sizes.get(partition, 0)
+
+
+class Loads:
+    """Bytes and replica count per broker, as replicas are placed."""
+
+    def __init__(self, layout: Layout, replicas: dict[Partition, list[int]]):
+        self.bytes = dict.fromkeys(layout.brokers, 0)
+        self.count = dict.fromkeys(layout.brokers, 0)
+        for partition, brokers in replicas.items():
+            for broker in brokers:
+                self.add(broker, layout.size(partition))
+
+    def add(self, broker: int, size: int, sign: int = 1) -> None:
+        if broker in self.bytes:
+            self.bytes[broker] += sign * size
+            self.count[broker] += sign
+
+    def key(self, broker: int) -> tuple[int, int, int]:
+        return self.bytes[broker], self.count[broker], broker
+
+
+def biggest_first(layout: Layout, partitions: Iterable[Partition]) -> list[Partition]:
+    return sorted(partitions, key=lambda p: (-layout.size(p), p))
+
+
+def pick(layout: Layout, loads: Loads, candidates: Iterable[int], keep: list[int]) -> int | None:
+    """The least-loaded candidate, on a rack the `keep` replicas do not use while there is one."""
+    free = [b for b in candidates if b not in keep]
+    if not free:
+        return None
+    used = {layout.brokers.get(b) for b in keep}
+    if any(rack is not None for rack in layout.brokers.values()):
+        other_rack = [b for b in free if layout.brokers[b] not in used]
+        free = other_rack or free
+    return min(free, key=loads.key)
+
+
+def decommission(layout: Layout, broker: int) -> dict[Partition, list[int]]:
+    """Move every replica off `broker`; each keeps its position in the replica list."""
+    if broker not in layout.brokers:
+        raise UsageError(f"--decommission {broker}: no such broker (brokers: {_ids(layout)})")
+    remaining = [b for b in layout.brokers if b != broker]
+    targets = {p: list(r) for p, r in layout.replicas.items()}
+    loads = Loads(layout, targets)
+    for partition in biggest_first(layout, [p for p, r in layout.replicas.items() if broker in r]):
+        replicas = targets[partition]
+        keep = [b for b in replicas if b != broker]
+        chosen = pick(layout, loads, remaining, keep)
+        if chosen is None:
+            raise UsageError(f"--decommission {broker}: {partition[0]}/{partition[1]} has {len(replicas)} replicas "
+                             f"and only {len(remaining)} brokers would be left")
+        replicas[replicas.index(broker)] = chosen
+        loads.add(chosen, layout.size(partition))
+        loads.add(broker, layout.size(partition), -1)
+    return _changed(layout, targets)
+
+
+def replication_factor(layout: Layout, topic: str, factor: int) -> dict[Partition, list[int]]:
+    """Grow or shrink `topic`'s replica lists to `factor` (shrinking drops the most loaded followers)."""
+    if not 1 <= factor <= len(layout.brokers):
+        raise UsageError(f"--replication-factor {topic}={factor}: must be 1 to {len(layout.brokers)} "
+                         f"(the number of brokers)")
+    partitions = [p for p in layout.replicas if p[0] == topic]
+    if not partitions:
+        raise UsageError(f"--replication-factor {topic}={factor}: no topic {topic!r}")
+    targets = {p: list(r) for p, r in layout.replicas.items()}
+    loads = Loads(layout, targets)
+    for partition in biggest_first(layout, partitions):
+        replicas, size = targets[partition], layout.size(partition)
+        while len(replicas) < factor:
+            chosen = pick(layout, loads, layout.brokers, replicas)
+            if chosen is None:  # a replica on a broker that is gone: no free broker left
+                break
+            replicas.append(chosen)
+            loads.add(chosen, size)
+        while len(replicas) > factor:
+            dropped = max(replicas[1:], key=loads.key)
+            replicas.remove(dropped)
+            loads.add(dropped, size, -1)
+    return _changed(layout, targets)
+
+
+def rebalance(layout: Layout) -> dict[Partition, list[int]]:
+    """Move replicas from the most loaded broker to the least loaded one while that narrows the
+    gap between them (bytes on disk), biggest partitions first; then spread the preferred leaders
+    by making the least-leading replica of each partition its first."""
+    targets = {p: list(r) for p, r in layout.replicas.items()}
+    loads = Loads(layout, targets)
+    for _ in range(len(targets) * max(1, len(layout.brokers))):
+        heavy = max(layout.brokers, key=loads.key)
+        light = min(layout.brokers, key=loads.key)
+        gap = loads.bytes[heavy] - loads.bytes[light]
+        crowded = loads.count[heavy] - loads.count[light] > 1
+        movable = [p for p in biggest_first(layout, targets) if heavy in targets[p] and light not in targets[p]
+                   and (0 < layout.size(p) < gap or (layout.size(p) == 0 and gap == 0 and crowded))]
+        movable = [p for p in movable if _rack_allows(layout, targets[p], heavy, light)]
+        if not movable:
+            break
+        partition = movable[0]
+        replicas = targets[partition]
+        replicas[replicas.index(heavy)] = light
+        loads.add(light, layout.size(partition))
+        loads.add(heavy, layout.size(partition), -1)
+    leaders = dict.fromkeys(layout.brokers, 0)
+    for partition in sorted(targets):
+        replicas = targets[partition]
+        first = min(replicas, key=lambda b: (leaders.get(b, 0), replicas.index(b)))
+        replicas.remove(first)
+        replicas.insert(0, first)
+        leaders[first] = leaders.get(first, 0) + 1
+    return _changed(layout, targets)
+
+
+def _rack_allows(layout: Layout, replicas: list[int], leaving: int, coming: int) -> bool:
+    """A move keeps the partition on as many racks as before."""
+    before = {layout.brokers.get(b) for b in replicas}
+    after = {layout.brokers.get(b) for b in replicas if b != leaving} | {layout.brokers.get(coming)}
+    return len(after) >= len(before)
+
+
+def _changed(layout: Layout, targets: dict[Partition, list[int]]) -> dict[Partition, list[int]]:
+    return {p: r for p, r in sorted(targets.items()) if r != layout.replicas[p]}
+
+
+def _ids(layout: Layout) -> str:
+    return ", ".join(str(b) for b in sorted(layout.brokers))
+
+
+def bytes_moving(layout: Layout, moves: dict[Partition, list[int]]) -> dict[int, dict[str, int]]:
+    """Per broker: bytes it receives (new replicas) and sends (as the current leader)."""
+    per_broker = {b: {"in": 0, "out": 0} for b in layout.brokers}
+    for partition, new in moves.items():
+        old, size = layout.replicas[partition], layout.size(partition)
+        for broker in new:
+            if broker not in old:
+                per_broker.setdefault(broker, {"in": 0, "out": 0})["in"] += size
+                if old:
+                    per_broker.setdefault(old[0], {"in": 0, "out": 0})["out"] += size
+    return per_broker
+
+
+def estimate_seconds(per_broker: dict[int, dict[str, int]], rate: int) -> float:
+    """The move's duration at a throttle of `rate` bytes/s per broker: its busiest broker's bytes."""
+    busiest = max((max(v["in"], v["out"]) for v in per_broker.values()), default=0)
+    return busiest / rate

@@ -1,0 +1,31 @@
+"""Tables of reassignment plans and of the moves in flight (never Textual)."""
+
+from __future__ import annotations
+
+from streamctl.console import out, simple_table
+
+
+def plan_tables(described: dict) -> None:
+    rows = [[f"{p['topic']}/{p['partition']}", _ids(p["old_replicas"]), _ids(p["replicas"]), p["bytes"]]
+            for p in described["partitions"]]
+    simple_table(f"{len(rows)} partition(s) to move", ["partition", "old replicas", "new replicas", "bytes"], rows,
+                 right={"bytes"})
+    brokers = [[b, v["in"], v["out"]] for b, v in described["bytes_per_broker"].items()]
+    simple_table("bytes to move per broker", ["broker", "receives", "sends"], brokers, right={"receives", "sends"})
+    if described["estimate_seconds"] is not None:
+        out.print(f"estimate: {described['estimate_seconds']:g} s at {described['throttle']:,} bytes/s per broker",
+                  highlight=False)
+
+
+def status_table(status: dict) -> None:
+    rows = [[p["partition"], _ids(p["replicas"]), _ids(p["adding"]), _ids(p["removing"]),
+             "-" if p["bytes_done"] is None else f"{p['bytes_done']:,} / {p['bytes_total']:,}"]
+            for p in status["partitions"]]
+    title = "reassignments in progress" if status["in_progress"] else "no reassignment in progress"
+    simple_table(title, ["partition", "replicas", "adding", "removing", "bytes done"], rows, right={"bytes done"})
+    if status.get("throttles"):
+        out.print(status["throttles"], highlight=False)
+
+
+def _ids(brokers: list[int]) -> str:
+    return ",".join(str(b) for b in brokers)

@@ -1,0 +1,47 @@
+"""What a reassignment leaves on disk, in the XDG state dir (each written atomically):
+the undo file (every moved partition's replicas before, as a plan file for `reassign execute
+--plan`) and the record of the throttles streamctl set, which `reassign status` and `cancel`
+remove once nothing moves, also when the process that set them is gone."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from streamctl import paths
+from streamctl.atomic import write_atomic
+
+
+def write_undo(context: str, replicas_before: dict[tuple[str, int], list[int]]) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    path = paths.undo_dir("reassign", context) / f"{stamp}.json"
+    partitions = [{"topic": t, "partition": p, "replicas": r} for (t, p), r in sorted(replicas_before.items())]
+    write_atomic(path, json.dumps({"version": 1, "partitions": partitions}, indent=2) + "\n")
+    return path
+
+
+def throttles_file(context: str) -> Path:
+    return paths.state_dir() / "reassign" / f"{paths.undo_dir(context).name}-throttles.json"
+
+
+def record_throttles(context: str, brokers: list[int], topics: list[str]) -> None:
+    """Add these brokers and topics to the record (a second execute adds to the first one's)."""
+    known = recorded_throttles(context)
+    merged = {"brokers": sorted(set(known["brokers"]) | set(brokers)), "topics": sorted(set(known["topics"]) | set(topics))}
+    write_atomic(throttles_file(context), json.dumps(merged, indent=2) + "\n")
+
+
+def recorded_throttles(context: str) -> dict[str, list]:
+    path = throttles_file(context)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {"brokers": [], "topics": []}
+    except (OSError, json.JSONDecodeError):  # a damaged record: start over, the throttles are read back anyway
+        return {"brokers": [], "topics": []}
+    return {"brokers": list(data.get("brokers", [])), "topics": list(data.get("topics", []))}
+
+
+def forget_throttles(context: str) -> None:
+    throttles_file(context).unlink(missing_ok=True)
