@@ -50,3 +50,18 @@ def warn_incomplete(snap) -> None:
     if snap.errors:
         more = f" (and {len(snap.errors) - 1} more)" if len(snap.errors) > 1 else ""
         click.echo(f"streamctl: warning: incomplete: could not read {snap.errors[0]}{more}", err=True)
+
+
+def broker_says(validate) -> None:
+    """Run the broker's own validation of a plan (a call with validate_only=True): its refusal
+    is the operator's error, one line; an authorizer's refusal stays what it is, a missing ACL."""
+    from streamctl.backends.kafka.authz import NotAuthorized
+    from streamctl.backends.kafka.client import KafkaError
+    from streamctl.errors import UsageError
+
+    try:
+        validate()
+    except NotAuthorized:
+        raise
+    except KafkaError as exc:
+        raise UsageError(str(exc)) from None

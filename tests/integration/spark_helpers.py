@@ -93,3 +93,15 @@ def read_stats(bootstrap: str, topic: str, window_start: float, expected_total: 
     finally:
         consumer.close()
     return rows
+
+
+def running_job_settings(sandbox, job: str):
+    """The sandbox context's settings of `job` (checkpoint dir, UI URL, progress file), once
+    its first batch is committed."""
+    from streamctl.backends.spark import read_checkpoint
+    from streamctl.config import load_config
+
+    settings = load_config(sandbox.config_path).context("sandbox").spark.jobs[job]
+    sandbox.wait_until(lambda: read_checkpoint(settings.checkpoint_dir).latest_committed is not None,
+                       timeout=90, what="the job's first committed batch")
+    return settings

@@ -24,6 +24,7 @@ from tests.integration.spark_helpers import (
     next_window,
     produce_lines,
     read_stats,
+    running_job_settings,
     window_lines,
 )
 
@@ -34,13 +35,7 @@ JOB = "weblog-stats"
 
 @pytest.fixture(scope="module")
 def job(sandbox):
-    """The sandbox context's job settings (checkpoint dir, UI URL, progress file)."""
-    from streamctl.config import load_config
-
-    settings = load_config(sandbox.config_path).context("sandbox").spark.jobs[JOB]
-    sandbox.wait_until(lambda: read_checkpoint(settings.checkpoint_dir).latest_committed is not None,
-                       timeout=90, what="the job's first committed batch")
-    return settings
+    return running_job_settings(sandbox, JOB)
 
 
 def status(sandbox) -> dict:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from streamctl.backends.spark import read_checkpoint
-from tests.integration.spark_helpers import next_window, produce_lines, window_lines
+from tests.integration.spark_helpers import next_window, produce_lines, running_job_settings, window_lines
 
 pytestmark = pytest.mark.integration
 
@@ -23,12 +23,7 @@ JOB = "weblog-stats"
 
 @pytest.fixture(scope="module")
 def job(sandbox):
-    from streamctl.config import load_config
-
-    settings = load_config(sandbox.config_path).context("sandbox").spark.jobs[JOB]
-    sandbox.wait_until(lambda: read_checkpoint(settings.checkpoint_dir).latest_committed is not None,
-                       timeout=90, what="the job's first committed batch")
-    return settings
+    return running_job_settings(sandbox, JOB)
 
 
 def job_state(sandbox) -> dict:

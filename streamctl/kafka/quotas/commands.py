@@ -76,23 +76,9 @@ def quotas_alter(session: Session, user, user_default, client_id, client_id_defa
     ctx, admin = quota_admin(session, "quotas alter", execute)
     plan = plans.plan_alter(plans.values_of(admin.quotas(entity, strict=True), entity), entity, sets, removes)
     if plan.changes:
-        broker_says(lambda: admin.alter_quotas(entity, sets, removes, validate_only=True))
+        clients.broker_says(lambda: admin.alter_quotas(entity, sets, removes, validate_only=True))
     show(plan, output)
     finish(plan, execute, lambda: quota_exec.alter(admin, ctx.name, plan))
-
-
-def broker_says(validate) -> None:
-    """The broker's validation (validate_only): its refusal is the operator's error; an
-    authorizer's refusal stays a missing ACL."""
-    from streamctl.backends.kafka.authz import NotAuthorized
-    from streamctl.backends.kafka.client import KafkaError
-
-    try:
-        validate()
-    except NotAuthorized:
-        raise
-    except KafkaError as exc:
-        raise UsageError(str(exc)) from None
 
 
 @click.group(commands=[quotas_list, quotas_alter])

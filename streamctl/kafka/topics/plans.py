@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-from streamctl.backends.kafka.authz import NotAuthorized
-from streamctl.backends.kafka.client import KafkaError
 from streamctl.errors import UsageError
+from streamctl.kafka.clients import broker_says
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.ops import Change, Plan
 
@@ -97,7 +96,7 @@ def plan_create(admin, snap: KafkaSnapshot, name: str, partitions: int, replicat
     plan.changes.append(Change(f"topic {name}", "partitions", None, partitions))
     plan.changes.append(Change(f"topic {name}", "replication factor", None, replication_factor))
     plan.changes += [Change(f"topic {name}", key, None, value) for key, value in sorted(configs.items())]
-    _broker_says(lambda: admin.create_topic(name, partitions, replication_factor, configs, validate_only=True))
+    broker_says(lambda: admin.create_topic(name, partitions, replication_factor, configs, validate_only=True))
     return plan
 
 
@@ -111,7 +110,7 @@ def plan_add_partitions(admin, snap: KafkaSnapshot, name: str, total: int) -> Pl
                 [Change(f"topic {name}", "partitions", current, total)])
     plan.warnings.append("records with keys will map to other partitions from now on: "
                          "per-key ordering across the change is not kept")
-    _broker_says(lambda: admin.add_partitions(name, total, validate_only=True))
+    broker_says(lambda: admin.add_partitions(name, total, validate_only=True))
     return plan
 
 
@@ -128,7 +127,7 @@ def plan_alter_config(admin, snap: KafkaSnapshot, name: str, values: dict[str, s
         elif before != value:
             plan.changes.append(Change(f"topic {name}", key, before, value))
     if plan.changes:
-        _broker_says(lambda: admin.alter_topic_configs(name, values, validate_only=True))
+        broker_says(lambda: admin.alter_topic_configs(name, values, validate_only=True))
     return plan
 
 
@@ -148,14 +147,3 @@ def _existing(snap: KafkaSnapshot, name: str):
     if topic is None:
         raise UsageError(f"no topic {name!r} in the cluster")
     return topic
-
-
-def _broker_says(validate) -> None:
-    """The broker's own validation (validate_only): its refusal is the operator's error (an
-    authorizer's refusal stays what it is: not bad input, a missing ACL)."""
-    try:
-        validate()
-    except NotAuthorized:
-        raise
-    except KafkaError as exc:
-        raise UsageError(str(exc)) from None
