@@ -68,11 +68,12 @@ def generate(target: Path, batches: int, keep: int | None = None) -> Path:
     return target
 
 
-def time_cli(directory: Path | str, runs: int) -> float:
+def time_cli(directory: Path | str, runs: int, command: str = "checkpoint") -> float:
+    """Median wall time of `streamctl jobs COMMAND DIR -o json` as a whole process."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        result = subprocess.run([STREAMCTL, "jobs", "checkpoint", str(directory), "-o", "json"],
+        result = subprocess.run([STREAMCTL, "jobs", command, str(directory), "-o", "json"],
                                 capture_output=True, text=True, timeout=60)
         times.append(time.perf_counter() - started)
         assert result.returncode == 0, result.stderr
