@@ -45,6 +45,14 @@ class ContextAnswered(Message):
         return isinstance(message, ContextAnswered) and message.name == self.name
 
 
+class ContextsListed(Message):
+    """The contexts of the config, read as each fleet read starts (their rows show at once)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        super().__init__()
+
+
 class FleetUnread(Message):
     """The contexts could not be read at all (the config file): one line for the error banner."""
 
@@ -64,6 +72,7 @@ class FleetScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
+        self.names: list[str] = []  # the contexts of the config, as last listed
         self.readings: dict[str, FleetReading] = {}
 
     def compose(self) -> ComposeResult:
@@ -103,7 +112,6 @@ class FleetScreen(Screen):
     def reload(self) -> None:
         # One read at a time: a dead context holds a read up to its deadline, never longer.
         if not self.reading():
-            self._render_rows()
             self._read()
 
     @work(thread=True, exit_on_error=False, group="fleet")
@@ -112,6 +120,7 @@ class FleetScreen(Screen):
             self.post_message(ContextAnswered(name, FleetReading(evaluation, time.monotonic())))
 
         try:
+            self.post_message(ContextsListed(self.app.context_names()))
             self.app.source.read_fleet(answered)
         except StreamctlError as exc:
             self.post_message(FleetUnread(str(exc)))
@@ -127,13 +136,19 @@ class FleetScreen(Screen):
         self.updated_at = self.app.clock()
         self.show_context()
 
+    @on(ContextsListed)
+    def _listed(self, message: ContextsListed) -> None:
+        self.names = message.names
+        self.readings = {name: self.readings[name] for name in self.names if name in self.readings}
+        self._render_rows()
+
     @on(FleetUnread)
     def _unread(self, message: FleetUnread) -> None:
         self.query_one(ErrorBanner).show_error(message.error)
 
     def _render_rows(self) -> None:
         current, now = self.app.source.context_name, time.monotonic()
-        names = list(dict.fromkeys([*self.app.context_names(), *self.readings]))
+        names = list(dict.fromkeys([*self.names, *self.readings]))
         self.query_one(FilterTable).set_rows([fleet_row(name, self.readings.get(name), name == current, now)
                                               for name in names])
 
