@@ -10,7 +10,9 @@ from textual.binding import Binding
 
 from streamctl import systems
 from streamctl.dashboard.source import DashboardSource
+from streamctl.model.health import Severity
 from streamctl.tui.palette import StreamctlCommands, entries
+from streamctl.tui.screens.fleet import FleetScreen
 from streamctl.tui.screens.overview import OverviewScreen
 from streamctl.tui.trace import Trace
 
@@ -35,6 +37,7 @@ class StreamctlApp(App):
         Binding("r", "refresh_screen", "Refresh", id="app.refresh"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("F", "fleet", "Fleet", id="app.fleet", tooltip="every context of the config; Enter switches to one"),
     ]
 
     def __init__(self, source: DashboardSource, refresh_interval: float = 5.0,
@@ -48,9 +51,12 @@ class StreamctlApp(App):
         self.last_kafka = None
         self.last_connectors: list[str] = []  # names the Connect screen last showed (palette)
         self.trace: Trace | None = None
-        self.mode_names = list(SCREENS)
+        # context -> its state as last evaluated (the Overview's reading, the Fleet's): the header's
+        self.context_states: dict[str, Severity] = {}
+        self.mode_names = [*SCREENS, "fleet"]
         for name, screen in SCREENS.items():
             self.add_mode(name, screen)
+        self.add_mode("fleet", FleetScreen)  # every context, not one system's: no mode key of the registry
 
     def on_mount(self) -> None:
         self._show_context()
@@ -61,7 +67,17 @@ class StreamctlApp(App):
 
     @property
     def context_label(self) -> str:
-        return f"context {self.source.context_name}" + (" (read-only)" if self.source.read_only else "")
+        """The current context and its state, as the header shows them (k9s shows its cluster)."""
+        name = self.source.context_name
+        state = self.context_states.get(name)
+        return (f"context {name}" + (" (read-only)" if self.source.read_only else "")
+                + (f" {state.value}" if state is not None else ""))
+
+    def note_context_state(self, name: str, state: Severity) -> None:
+        """A context's newest state (an Overview or Fleet reading); the header shows the current one's."""
+        self.context_states[name] = state
+        if name == self.source.context_name:
+            self._show_context()
 
     def on_unmount(self) -> None:
         close = getattr(self.source, "close", None)
@@ -70,11 +86,17 @@ class StreamctlApp(App):
 
     def _show_context(self) -> None:
         self.sub_title = self.context_label
+        show = getattr(self.screen, "show_context", None) if self.screen_stack else None
+        if show is not None:
+            show()
 
     def action_refresh_screen(self) -> None:
         reload = getattr(self.screen, "reload", None)
         if reload:
             reload()
+
+    def action_fleet(self) -> None:
+        self.switch_mode("fleet")
 
     def action_help(self) -> None:
         from streamctl.tui.screens.help import HelpScreen
@@ -92,7 +114,7 @@ class StreamctlApp(App):
                           tooltip="command palette: jump to a topic or group, operations, contexts")
         sections = [("Everywhere", [*self.BINDINGS, palette]), ("Tables", FilterTable.BINDINGS),
                     ("Overview cards", HealthCard.BINDINGS)]
-        screens = [(MODE_TITLES[name], screen) for name, screen in SCREENS.items()]
+        screens = [(MODE_TITLES[name], screen) for name, screen in SCREENS.items()] + [("Fleet", FleetScreen)]
         screens += [("Topic detail", TopicDetailScreen), ("Group detail", GroupDetailScreen)]
         # Each class's own bindings: the inherited ones (focus moves) are Textual's, not ours.
         return sections + [(title, vars(screen).get("BINDINGS", [])) for title, screen in screens]
@@ -137,7 +159,9 @@ class StreamctlApp(App):
         names = getattr(self.source, "context_names", None)
         return names() if names else []
 
-    def switch_context(self, name: str) -> None:
+    def switch_context(self, name: str, refresh: bool = True) -> None:
+        """Read `name` from now on; `refresh`: reload the current screen now (the Fleet screen
+        leaves it to the Overview it switches to, which reloads when it is shown)."""
         if self.context_factory is None:
             return
         previous, self.source = self.source, self.context_factory(name)
@@ -147,5 +171,6 @@ class StreamctlApp(App):
         self.last_kafka = None
         self.last_connectors = []
         self._show_context()
-        self.action_refresh_screen()
+        if refresh:
+            self.action_refresh_screen()
         self.notify(f"switched to context {name}")

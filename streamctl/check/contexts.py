@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from streamctl.check.errorlog import internal_error
@@ -44,8 +45,11 @@ def chosen_contexts(config: Config, asked: str | None, every: bool) -> list[str]
 
 
 def evaluate_contexts(config: Config, names: list[str], components: list[str] | None, timeout: float,
-                      probe: bool = False, **options: Any) -> dict[str, Evaluation]:
-    """Each named context's Evaluation, all evaluated concurrently within `timeout` seconds."""
+                      probe: bool = False, on_answer: Callable[[str, Evaluation], None] | None = None,
+                      **options: Any) -> dict[str, Evaluation]:
+    """Each named context's Evaluation, all evaluated concurrently within `timeout` seconds.
+    `on_answer(name, evaluation)`, when given, is called in that context's thread as soon as it
+    has its answer (the dashboard's Fleet screen paints each row then)."""
     deadline_at = time.monotonic() + timeout
     results: dict[str, Evaluation] = {}
 
@@ -58,6 +62,8 @@ def evaluate_contexts(config: Config, names: list[str], components: list[str] | 
             results[name] = Evaluation(failure=str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug: this context UNKNOWN, the traceback kept
             results[name] = Evaluation(failure=internal_error("check", name, exc))
+        if on_answer is not None:
+            on_answer(name, results[name])
 
     threads = [threading.Thread(target=run, args=(name,), daemon=True, name=f"check-context-{name}")
                for name in names]

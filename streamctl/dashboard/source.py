@@ -75,6 +75,8 @@ class DashboardSource(Protocol):
 
     def context_names(self) -> list[str]: ...  # every context of the config file (switching)
 
+    def read_fleet(self, on_answer: Callable[[str, Evaluation], None]) -> None: ...  # the Fleet screen (fleet.py)
+
     def close(self) -> None: ...
 
     # ---- snapshots --------------------------------------------------------------------------
@@ -172,6 +174,12 @@ class Dashboard:
         from streamctl.config import load_config
 
         return sorted(load_config(self.config_path).contexts)
+
+    def read_fleet(self, on_answer: Callable[[str, Evaluation], None]) -> None:
+        """Every context of the config evaluated at once, each answer handed over as it comes."""
+        from streamctl.dashboard.fleet import read_fleet
+
+        read_fleet(self.config_path, on_answer)
 
     def kafka_snapshot(self, lag_time: bool = True, group_details: bool = True,
                        topic_configs: bool = True) -> KafkaSnapshot:

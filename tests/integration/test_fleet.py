@@ -16,25 +16,13 @@ import yaml
 from tests.check_outputs import samples
 from tests.check_reasons import is_service_condition
 from tests.conftest import run_cli
+from tests.fleet_contexts import fleet_config, sandbox_context
 from tests.integration.kafka_helpers import commit, free_address, produce, unique, write_context
 
 pytestmark = pytest.mark.integration
 
 TIMEOUT = 30  # check's --timeout: the deadline of each context, and so of the whole run
 SEVERITY_CODES = {"OK": 0, "WARN": 1, "CRIT": 2, "UNKNOWN": 3}
-
-
-def sandbox_context(running) -> dict:
-    return yaml.safe_load(running.config_path.read_text())["contexts"]["sandbox"]
-
-
-def fleet_config(tmp_path, sandbox, kraft_sandbox, **more: dict) -> dict[str, str]:
-    """A config with the two sandboxes' contexts (zk, kraft), a dead one and `more`; the env to use it."""
-    contexts = {"zk": sandbox_context(sandbox), "kraft": sandbox_context(kraft_sandbox),
-                "dead": {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}, **more}
-    path = tmp_path / "fleet.yaml"
-    path.write_text(yaml.safe_dump({"current-context": "zk", "contexts": contexts}))
-    return {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
 def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_deadline(sandbox, kraft_sandbox,

@@ -32,6 +32,7 @@ class DataScreen(Screen):
 
     heading = ""
     AUTO_FOCUS = "DataTable"
+    updated: tuple[str, str] | None = None  # (context, the app's clock) of the last data shown
 
     if TYPE_CHECKING:  # the App these screens run in, typed as Textual types its own `app`
         app = getters.app(StreamctlApp)
@@ -90,7 +91,15 @@ class DataScreen(Screen):
     def _loaded(self, message: Loaded) -> None:
         self.query_one(ErrorBanner).clear()
         self.show(message.data)
-        self.sub_title = f"{self.heading} · {self.app.context_label} · updated {self.app.clock()}"
+        self.updated = (self.source.context_name, self.app.clock())
+        self.show_context()
+
+    def show_context(self) -> None:
+        """The header: this screen, the current context and its state, when its data was read
+        (not yet, after a switch, until the new context's data is shown)."""
+        context, at = self.updated or ("", "")
+        updated = f" · updated {at}" if context == self.source.context_name else ""
+        self.sub_title = f"{self.heading} · {self.app.context_label}{updated}"
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:

@@ -63,6 +63,7 @@ class OverviewScreen(DataScreen):
 
     def show(self, data) -> None:
         evaluation, rows, figures = data
+        self.app.note_context_state(self.source.context_name, evaluation.severity)
         states = component_states(evaluation)
         for component in COMPONENTS:
             card = self.query_one(f"#card-{component}", HealthCard)
