@@ -129,3 +129,17 @@ def _progress_view(progress: dict | None, note: str | None) -> None:
         else f"{_age(-behind)} ahead of {newest}: its rows were late"
     out.print(f"watermark {progress['watermark']}: {versus}, {_age(progress['watermark_behind_now_seconds'])} "
               "behind now")
+
+
+def state_rows_view(data: dict) -> None:
+    """`jobs state --rows`: one line per state row (key columns, value columns, partition)."""
+    out.print(f"[bold]{data['path']}[/bold] · operator {data['operator_id']} ({data['operator_name'] or '?'}) · "
+              f"store {data['store_name']} · state of batch {data['batch_id']} · last committed batch "
+              f"{data['latest_committed']}")
+    columns = data["key_columns"] + data["value_columns"] + ["partition_id"]
+    simple_table(f"state rows ({data['total_rows']})", columns,
+                 [[row.get(c) for c in columns] for row in data["rows"]],
+                 frozenset(data["value_columns"]) | {"partition_id"})
+    more = data["total_rows"] - data["shown"]
+    if more > 0:
+        out.print(f"{more} more (--limit {data['total_rows']} shows all)")
