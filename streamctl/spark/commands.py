@@ -226,10 +226,11 @@ def jobs_state(session: Session, target: str, webhdfs_url: str | None, hdfs_user
 def _state_rows(location: str, operator: int | None, store_name: str | None, batch: int | None,
                 limit: int | None, output: str) -> None:
     from streamctl.console import progress_status
-    from streamctl.spark.state_rows import DEFAULT_LIMIT, read_rows
+    from streamctl.spark.state_rows import DEFAULT_LIMIT, read_rows, rows_target
 
+    target = rows_target(location, operator, store_name, batch)
     with progress_status("starting a local Spark session to read the state") as report:
-        data = read_rows(location, operator, store_name, batch, limit or DEFAULT_LIMIT)
+        data = read_rows(target, limit or DEFAULT_LIMIT)
         report.done(f"started a local Spark session in {data['startup_seconds']:.1f} s, "
                     f"read the state in {data['read_seconds']:.1f} s")
     from streamctl.spark.render import state_rows_view

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from streamctl.backends.checkpoint_store import is_remote
@@ -27,28 +28,45 @@ SESSION_TIMEOUT = 300.0  # seconds for the child: JVM start-up, the read, the st
 NO_PYSPARK = "--rows reads the state with PySpark, which is not installed: pip install 'streamctl[spark]'"
 
 
-def read_rows(location: str, operator: int | None, store: str | None, batch: int | None, limit: int,
-              timeout: float = SESSION_TIMEOUT) -> dict:
-    """The plain dict `jobs state --rows -o json` prints (rows: one object per state row)."""
+@dataclass(frozen=True, slots=True)
+class RowsTarget:
+    """Which state store's rows to read, as the checkpoint's files settle it."""
+
+    path: str
+    operator_id: int
+    operator_name: str | None
+    store_name: str
+    batch_id: int
+    latest_committed: int
+
+
+def rows_target(location: str, operator: int | None, store: str | None, batch: int | None) -> RowsTarget:
+    """What the files answer before a Spark session starts: UsageError or StreamctlError in one line."""
     if is_remote(location):
         raise UsageError(f"--rows reads local checkpoints only, and {location} is not one "
                          "(copy it to a local folder; `jobs state` without --rows reads it where it is)")
     state = read_state(location)
     op = _operator(state, operator)
     store_name = _store(op, store)
-    batch_id = _batch(state, batch)
+    batch_id, latest_committed = _batch(state, batch)
     if pyspark_home() is None:
         raise StreamctlError(NO_PYSPARK)
-    answer = run_reader(["--checkpoint", str(Path(state.path).resolve()), "--operator", str(op.operator_id),
-                         "--store", store_name, "--batch", str(batch_id), "--limit", str(limit)], timeout)
+    return RowsTarget(state.path, op.operator_id, op.operator_name, store_name, batch_id, latest_committed)
+
+
+def read_rows(target: RowsTarget, limit: int, timeout: float = SESSION_TIMEOUT) -> dict:
+    """The plain dict `jobs state --rows -o json` prints (rows: one object per state row)."""
+    answer = run_reader(["--checkpoint", str(Path(target.path).resolve()), "--operator", str(target.operator_id),
+                         "--store", target.store_name, "--batch", str(target.batch_id), "--limit", str(limit)],
+                        timeout)
     if "error" in answer:
-        raise StreamctlError(f"{state.path}: {answer['error']}")
+        raise StreamctlError(f"{target.path}: {answer['error']}")
     if not answer["total"]:
-        raise StreamctlError(f"{state.path}: operator {op.operator_id}'s store {store_name} holds no rows "
-                             f"at batch {batch_id} (an empty state)")
+        raise StreamctlError(f"{target.path}: operator {target.operator_id}'s store {target.store_name} holds no "
+                             f"rows at batch {target.batch_id} (an empty state)")
     return {
-        "path": state.path, "operator_id": op.operator_id, "operator_name": op.operator_name,
-        "store_name": store_name, "batch_id": batch_id, "latest_committed": state.latest_committed,
+        "path": target.path, "operator_id": target.operator_id, "operator_name": target.operator_name,
+        "store_name": target.store_name, "batch_id": target.batch_id, "latest_committed": target.latest_committed,
         "total_rows": answer["total"], "shown": len(answer["rows"]),
         "key_columns": answer["key_columns"], "value_columns": answer["value_columns"],
         "rows": answer["rows"], "startup_seconds": answer["startup_seconds"],
@@ -75,14 +93,14 @@ def _store(op: OperatorState, store: str | None) -> str:
     return store
 
 
-def _batch(state: CheckpointState, batch: int | None) -> int:
-    if state.latest_committed is None:
+def _batch(state: CheckpointState, batch: int | None) -> tuple[int, int]:
+    """(the batch to read, the last committed one)."""
+    latest = state.latest_committed
+    if latest is None:
         raise StreamctlError(f"{state.path}: no committed batch yet: no state to read")
-    if batch is None:
-        return state.latest_committed  # a running job's newer versions may still be written
-    if batch > state.latest_committed:
-        raise UsageError(f"batch {batch} is not committed (the last committed batch is {state.latest_committed})")
-    return batch
+    if batch is not None and batch > latest:
+        raise UsageError(f"batch {batch} is not committed (the last committed batch is {latest})")
+    return (latest if batch is None else batch), latest  # a running job may be writing newer versions
 
 
 def _child_env() -> dict[str, str]:

@@ -43,7 +43,7 @@ def reader(monkeypatch):
 
 
 def test_the_defaults_read_the_first_operator_default_store_at_the_last_committed_batch(checkpoint, reader):
-    data = state_rows.read_rows(str(checkpoint), None, None, None, 10)
+    data = state_rows.read_rows(state_rows.rows_target(str(checkpoint), None, None, None), 10)
     [args] = reader
     assert dict(zip(args[::2], args[1::2], strict=True)) == {
         "--checkpoint": str(checkpoint.resolve()), "--operator": "0", "--store": "default",
@@ -60,27 +60,27 @@ def test_the_defaults_read_the_first_operator_default_store_at_the_last_committe
 ])
 def test_what_the_files_answer_starts_no_spark(checkpoint, reader, operator, store, batch, error, message):
     with pytest.raises(error) as raised:
-        state_rows.read_rows(str(checkpoint), operator, store, batch, 10)
+        state_rows.rows_target(str(checkpoint), operator, store, batch)
     assert str(raised.value).endswith(message) and reader == []
 
 
 def test_a_stateless_checkpoint_starts_no_spark(checkpoint, reader):
     shutil.rmtree(checkpoint / "state")
     with pytest.raises(StreamctlError, match=r"no state stores \(a stateless query\): no rows to read$"):
-        state_rows.read_rows(str(checkpoint), None, None, None, 10)
+        state_rows.read_rows(state_rows.rows_target(str(checkpoint), None, None, None), 10)
     assert reader == []
 
 
 @pytest.mark.parametrize("location", ["hdfs://namenode:8020/cp", "webhdfs://namenode:9870/cp", "s3a://bucket/cp"])
 def test_remote_checkpoints_are_refused_in_one_line(location, reader):
     with pytest.raises(UsageError, match=r"^--rows reads local checkpoints only"):
-        state_rows.read_rows(location, None, None, None, 10)
+        state_rows.rows_target(location, None, None, None)
 
 
 def test_without_pyspark_the_answer_names_the_extra(checkpoint, reader, monkeypatch):
     monkeypatch.setattr(state_rows, "pyspark_home", lambda: None)
     with pytest.raises(StreamctlError) as raised:
-        state_rows.read_rows(str(checkpoint), None, None, None, 10)
+        state_rows.read_rows(state_rows.rows_target(str(checkpoint), None, None, None), 10)
     assert "pip install 'streamctl[spark]'" in str(raised.value) and reader == []
 
 
@@ -92,7 +92,7 @@ def test_without_pyspark_the_answer_names_the_extra(checkpoint, reader, monkeypa
 def test_an_empty_state_or_a_spark_error_is_one_line(checkpoint, monkeypatch, reply, message):
     monkeypatch.setattr(state_rows, "run_reader", lambda args, timeout: reply)
     with pytest.raises(StreamctlError) as raised:
-        state_rows.read_rows(str(checkpoint), None, None, None, 10)
+        state_rows.read_rows(state_rows.rows_target(str(checkpoint), None, None, None), 10)
     assert str(raised.value) == f"{checkpoint}: {message}"
 
 
