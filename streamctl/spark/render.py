@@ -136,6 +136,10 @@ def state_rows_view(data: dict) -> None:
     out.print(f"[bold]{data['path']}[/bold] · operator {data['operator_id']} ({data['operator_name'] or '?'}) · "
               f"store {data['store_name']} · state of batch {data['batch_id']} · last committed batch "
               f"{data['latest_committed']}")
+    for op in data["operators"]:
+        out.print(f"[dim]state metadata: operator {op['operator_id']} {op['operator_name']}, store "
+                  f"{op['store_name']}, {op['num_partitions']} partitions, batches {op['min_batch_id']}-"
+                  f"{op['max_batch_id']}[/dim]")
     columns = data["key_columns"] + data["value_columns"] + ["partition_id"]
     simple_table(f"state rows ({data['total_rows']})", columns,
                  [[row.get(c) for c in columns] for row in data["rows"]],

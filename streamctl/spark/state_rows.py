@@ -67,11 +67,19 @@ def read_rows(target: RowsTarget, limit: int, timeout: float = SESSION_TIMEOUT) 
     return {
         "path": target.path, "operator_id": target.operator_id, "operator_name": target.operator_name,
         "store_name": target.store_name, "batch_id": target.batch_id, "latest_committed": target.latest_committed,
+        "operators": [_metadata_row(row) for row in answer["operators"]],
         "total_rows": answer["total"], "shown": len(answer["rows"]),
         "key_columns": answer["key_columns"], "value_columns": answer["value_columns"],
         "rows": answer["rows"], "startup_seconds": answer["startup_seconds"],
         "read_seconds": answer["read_seconds"],
     }
+
+
+def _metadata_row(row: dict) -> dict:
+    """A row of Spark's state-metadata source, under this tool's names."""
+    return {"operator_id": row.get("operatorId"), "operator_name": row.get("operatorName"),
+            "store_name": row.get("stateStoreName"), "num_partitions": row.get("numPartitions"),
+            "min_batch_id": row.get("minBatchId"), "max_batch_id": row.get("maxBatchId")}
 
 
 def _operator(state: CheckpointState, operator: int | None) -> OperatorState:

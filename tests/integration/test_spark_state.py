@@ -143,6 +143,8 @@ def test_state_rows_hold_the_counts_the_output_topic_shows_for_a_closed_window(s
 
     data = state_rows(sandbox, "--batch", str(batch))
     assert data["batch_id"] == batch and data["operator_name"] == "stateStoreSave"
+    [meta] = data["operators"]  # from Spark's state-metadata source
+    assert (meta["operator_name"], meta["store_name"], meta["num_partitions"]) == ("stateStoreSave", "default", 2)
     assert data["key_columns"] == ["window.start", "window.end", "status_class", "path"]
     assert window_rows(data, closed_start) == {(row["status_class"], row["path"]): (row["requests"], row["bytes"])
                                               for row in emitted}

@@ -17,7 +17,9 @@ from tests import repo
 FIXTURES = repo.FIXTURES / "spark"
 REAL = FIXTURES / "checkpoint-weblog-stats"
 LAST_COMMITTED = 32  # commits/32 is the fixture's last commit
-ANSWER = {"operators": [], "key_columns": ["window.start", "window.end", "status_class", "path"],
+ANSWER = {"operators": [{"operatorId": 0, "operatorName": "stateStoreSave", "stateStoreName": "default",
+                        "numPartitions": 2, "minBatchId": 0, "maxBatchId": 32, "operatorProperties": None}],
+          "key_columns": ["window.start", "window.end", "status_class", "path"],
           "value_columns": ["count", "sum"], "total": 3,
           "rows": [{"window.start": "2026-11-26T00:15:30.000Z", "window.end": "2026-11-26T00:16:00.000Z",
                     "status_class": "2xx", "path": "/", "count": 1, "sum": 512, "partition_id": 0}],
@@ -51,6 +53,8 @@ def test_the_defaults_read_the_first_operator_default_store_at_the_last_committe
     assert (data["batch_id"], data["operator_name"], data["total_rows"], data["shown"]) == \
         (LAST_COMMITTED, "stateStoreSave", 3, 1)
     assert data["rows"] == ANSWER["rows"] and data["startup_seconds"] == 6.1
+    assert data["operators"] == [{"operator_id": 0, "operator_name": "stateStoreSave", "store_name": "default",
+                                  "num_partitions": 2, "min_batch_id": 0, "max_batch_id": 32}]
 
 
 @pytest.mark.parametrize("operator, store, batch, error, message", [
