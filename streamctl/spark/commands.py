@@ -148,32 +148,67 @@ def jobs_checkpoint(location: str, webhdfs_url: str | None, hdfs_user: str | Non
     emit(output, data, checkpoint_view)
 
 
+def ROWS_OPTIONS(command):
+    """`jobs state --rows`: which store's rows, at which batch, how many."""
+    for option in reversed((
+        click.option("--rows", is_flag=True,
+                     help="Read the state's rows with Spark's state data source (a local PySpark session "
+                          "started for this command; local checkpoints only)."),
+        click.option("--operator", type=click.IntRange(min=0), metavar="N",
+                     help="With --rows: the stateful operator's id (default: the first)."),
+        click.option("--store", "store_name", metavar="NAME", help="With --rows: the store (default: default)."),
+        click.option("--batch", type=click.IntRange(min=0), metavar="N",
+                     help="With --rows: the batch whose state to read (default: the last committed)."),
+        click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="With --rows: rows shown (default: 100); the rest are counted."),
+    )):
+        command = option(command)
+    return command
+
+
 @jobs.command("state")
 @click.argument("target", metavar="NAME|DIR|URL")
 @STORE_OPTIONS
+@ROWS_OPTIONS
 @OUTPUT
 @click.pass_obj
 def jobs_state(session: Session, target: str, webhdfs_url: str | None, hdfs_user: str | None,
-               s3_endpoint_url: str | None, timeout: float, output: str) -> None:
+               s3_endpoint_url: str | None, timeout: float, rows: bool, operator: int | None,
+               store_name: str | None, batch: int | None, limit: int | None, output: str) -> None:
     """State stores of a stateful job: operators, partitions, versions, snapshot lag, files and bytes.
 
     NAME is a job of the context or one streamctl launched (its progress events then add rows,
     memory, rows dropped by the watermark and the watermark); DIR or URL any checkpoint, as for
     `jobs checkpoint`. A stateless query (no state/ folder) is said in one line, exit 0.
 
+    With --rows, the state's rows themselves (key and value columns, partition), read through
+    Spark's state data source in a local PySpark session started for this command (a few
+    seconds; its start-up time is said on stderr).
+
     \b
     Examples:
       streamctl jobs state weblog-stats
       streamctl jobs state /var/lib/spark/checkpoints/weblog-stats -o json
+      streamctl jobs state weblog-stats --rows --limit 20
     """
-    from streamctl.backends.checkpoint_store import store_for
-    from streamctl.backends.spark import read_progress_tail
-    from streamctl.backends.spark_state import read_state
     from streamctl.spark import jobs as spark_jobs
-    from streamctl.spark.state import NO_PROGRESS_FILE, state_dict
 
     ctx = _context(session, optional=True)
     item = next((e for e in spark_jobs.entries(ctx) if e.name == target), None)
+    if rows:
+        if item is not None and not item.checkpoint_dir:
+            raise UsageError(f"job {target}: its checkpoint folder is not known (checkpoint_dir in the context)")
+        _state_rows(item.checkpoint_dir if item else target, operator, store_name, batch, limit, output)
+        return
+    given = [flag for flag, value in (("--operator", operator), ("--store", store_name), ("--batch", batch),
+                                      ("--limit", limit)) if value is not None]
+    if given:
+        raise UsageError(f"{given[0]} goes with --rows")
+    from streamctl.backends.checkpoint_store import store_for
+    from streamctl.backends.spark import read_progress_tail
+    from streamctl.backends.spark_state import read_state
+    from streamctl.spark.state import NO_PROGRESS_FILE, state_dict
+
     if item is not None:
         store = spark_jobs.checkpoint_store(ctx, item.name, item.checkpoint_dir, timeout)
         location, progress_file = item.checkpoint_dir, item.progress_file
@@ -186,6 +221,21 @@ def jobs_state(session: Session, target: str, webhdfs_url: str | None, hdfs_user
     from streamctl.spark.render import state_view
 
     emit(output, state_dict(state, progress, note), state_view)
+
+
+def _state_rows(location: str, operator: int | None, store_name: str | None, batch: int | None,
+                limit: int | None, output: str) -> None:
+    from streamctl.console import progress_status
+    from streamctl.spark.state_rows import DEFAULT_LIMIT, read_rows, rows_target
+
+    target = rows_target(location, operator, store_name, batch)
+    with progress_status("starting a local Spark session to read the state") as report:
+        data = read_rows(target, limit or DEFAULT_LIMIT)
+        report.done(f"started a local Spark session in {data['startup_seconds']:.1f} s, "
+                    f"read the state in {data['read_seconds']:.1f} s")
+    from streamctl.spark.render import state_rows_view
+
+    emit(output, data, state_rows_view)
 
 
 # ---- operations ------------------------------------------------------------------------------

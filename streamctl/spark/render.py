@@ -129,3 +129,21 @@ def _progress_view(progress: dict | None, note: str | None) -> None:
         else f"{_age(-behind)} ahead of {newest}: its rows were late"
     out.print(f"watermark {progress['watermark']}: {versus}, {_age(progress['watermark_behind_now_seconds'])} "
               "behind now")
+
+
+def state_rows_view(data: dict) -> None:
+    """`jobs state --rows`: one line per state row (key columns, value columns, partition)."""
+    out.print(f"[bold]{data['path']}[/bold] · operator {data['operator_id']} ({data['operator_name'] or '?'}) · "
+              f"store {data['store_name']} · state of batch {data['batch_id']} · last committed batch "
+              f"{data['latest_committed']}")
+    for op in data["operators"]:
+        out.print(f"[dim]state metadata: operator {op['operator_id']} {op['operator_name']}, store "
+                  f"{op['store_name']}, {op['num_partitions']} partitions, batches {op['min_batch_id']}-"
+                  f"{op['max_batch_id']}[/dim]")
+    columns = data["key_columns"] + data["value_columns"] + ["partition_id"]
+    simple_table(f"state rows ({data['total_rows']})", columns,
+                 [[row.get(c) for c in columns] for row in data["rows"]],
+                 frozenset(data["value_columns"]) | {"partition_id"})
+    more = data["total_rows"] - data["shown"]
+    if more > 0:
+        out.print(f"{more} more (--limit {data['total_rows']} shows all)")

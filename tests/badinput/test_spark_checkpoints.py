@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests import repo
 from tests.badinput.harness import Case, Workspace, ids, json_out, run_case
 
 META = '{"id":"q1"}'
@@ -104,4 +105,38 @@ CASES.append(Case("progress torn last line", ("jobs", "status", "stats", "-o", "
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_damaged_checkpoint(case, tmp_path):
+    run_case(case, Workspace(tmp_path))
+
+
+# `jobs state --rows` on a copy of the real checkpoint (tests/fixtures/spark): what the files answer
+# is said before any Spark session starts, in one line.
+REAL_CHECKPOINT = repo.FIXTURES / "spark" / "checkpoint-weblog-stats"
+
+
+def real_checkpoint(stateless: bool = False) -> dict[str, bytes]:
+    files = {f"cp/{p.relative_to(REAL_CHECKPOINT)}": p.read_bytes() for p in REAL_CHECKPOINT.rglob("*") if p.is_file()}
+    return {path: data for path, data in files.items() if not (stateless and path.startswith("cp/state/"))}
+
+
+ROWS_CASES = [
+    Case("rows of a stateless checkpoint", ("jobs", "state", "{ws}/cp", "--rows"),
+         "{ws}/cp: no state stores (a stateless query): no rows to read", code=1, files=real_checkpoint(stateless=True)),
+    Case("rows of an unknown operator", ("jobs", "state", "{ws}/cp", "--rows", "--operator", "7"),
+         "{ws}/cp: no stateful operator 7 (operators: 0)", files=real_checkpoint()),
+    Case("rows of an unknown store", ("jobs", "state", "{ws}/cp", "--rows", "--store", "right-keyToNumValues"),
+         "operator 0 has no store 'right-keyToNumValues' (stores: default)", files=real_checkpoint()),
+    Case("rows of a batch not committed", ("jobs", "state", "{ws}/cp", "--rows", "--batch", "40"),
+         "batch 40 is not committed (the last committed batch is 32)", files=real_checkpoint()),
+    Case("rows of a remote checkpoint", ("jobs", "state", "hdfs://namenode:8020/cp", "--rows"),
+         "--rows reads local checkpoints only, and hdfs://namenode:8020/cp is not one (copy it to a local folder; "
+         "`jobs state` without --rows reads it where it is)"),
+    Case("rows of no directory", ("jobs", "state", "{ws}/nope", "--rows"),
+         "{ws}/nope: no such checkpoint directory", code=1),
+    Case("a rows option without --rows", ("jobs", "state", "{ws}/cp", "--operator", "0"),
+         "--operator goes with --rows", files=real_checkpoint()),
+]
+
+
+@pytest.mark.parametrize("case", ROWS_CASES, ids=ids(ROWS_CASES))
+def test_state_rows_refused_from_the_files(case, tmp_path):
     run_case(case, Workspace(tmp_path))

@@ -73,3 +73,22 @@ def test_import_linter_contracts_hold(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     assert f"Contracts: {len(contracts)} kept, 0 broken." in result.stdout
+
+
+def test_jobs_state_rows_leaves_pyspark_to_its_child_process(tmp_path):
+    """`jobs state --rows` runs its Spark session in a child; the CLI's process never imports pyspark
+    (the child is replaced by a recorded answer here: the read itself is tested on the sandbox)."""
+    checkpoint = shutil.copytree(repo.FIXTURES / "spark" / "checkpoint-weblog-stats", tmp_path / "cp")
+    answer = {"operators": [], "key_columns": ["status_class"], "value_columns": ["count"], "total": 1,
+              "rows": [{"status_class": "2xx", "count": 1, "partition_id": 0}], "startup_seconds": 6.0,
+              "read_seconds": 1.0}
+    code = (
+        "import sys\nfrom streamctl.spark import state_rows\n"
+        f"state_rows.run_reader = lambda args, timeout: {answer!r}\n"
+        "from streamctl.cli import main\n"
+        f"code = main(['jobs', 'state', {str(checkpoint)!r}, '--rows', '-o', 'json'])\n"
+        "print('exit', code, 'pyspark' in sys.modules, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stderr.splitlines()[-1] == "exit 0 False", result.stderr
+    assert '"status_class": "2xx"' in result.stdout
