@@ -11,6 +11,10 @@ Each result row goes to topic `weblog-stats` as JSON:
     {"window_start": "2026-11-25T10:00:00.000Z", "window_end": "2026-11-25T10:00:30.000Z",
      "status_class": "2xx", "path": "/index.html", "requests": 12, "bytes": 30417}
 
+For the state faults only: `--no-watermark` keeps every window in the state (update mode, state
+that grows without bound) and `--state-store rocksdb` uses Spark's RocksDB state store provider with
+changelog checkpointing (default `hdfs`: Spark's default provider).
+
 A StreamingQueryListener appends every progress event as one JSON line to the progress file
 (streamctl reads its tail for rates). SIGTERM stops the query between batches, then Spark.
 
@@ -38,6 +42,15 @@ COMBINED = (r'^(\S+) \S+ (\S+) \[([^\]]+)\] "([A-Z]+) (\S+)[^"]*" (\d{3}) (\d+|-
             r'(?: "([^"]*)" "([^"]*)")?')
 TIME_FORMAT = "dd/MMM/yyyy:HH:mm:ss Z"
 PROGRESS_FILE_MAX_BYTES = 16 * 1024 * 1024  # then it is rotated to <file>.1
+# --state-store -> the SQL confs it sets (hdfs: Spark's default provider, nothing to set)
+STATE_STORES: dict[str, dict[str, str]] = {
+    "hdfs": {},
+    "rocksdb": {
+        "spark.sql.streaming.stateStore.providerClass":
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+    },
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -53,10 +66,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="earliest | latest | a JSON offsets spec (first start only)")
     parser.add_argument("--window", default="30 seconds", help="event-time window length")
     parser.add_argument("--watermark", default="10 seconds", help="how late a line may arrive")
+    parser.add_argument("--no-watermark", action="store_true",
+                        help="no watermark (a fault to show): every window stays in the state, which grows "
+                             "without bound, and each batch writes its updated windows (update mode)")
+    parser.add_argument("--state-store", choices=sorted(STATE_STORES), default="hdfs",
+                        help="the state store provider: hdfs (Spark's default) or rocksdb (with changelog "
+                             "checkpointing: a snapshot every few versions, deltas in between)")
     parser.add_argument("--max-offsets-per-trigger", type=int, default=None)
     parser.add_argument("--parquet-dir", help="also write the windows as Parquet files here "
                         "(a second query, checkpoint <checkpoint-dir>-parquet)")
     args = parser.parse_args(argv)
+    if args.no_watermark and args.parquet_dir:
+        parser.error("--no-watermark needs update mode, which the Parquet sink (--parquet-dir) does not have")
     if args.progress_file is None:
         args.progress_file = os.path.join(os.path.dirname(os.path.abspath(args.checkpoint_dir)),
                                           "progress.jsonl")
@@ -99,8 +120,9 @@ class ProgressFileListener(StreamingQueryListener):
                       "exception": event.exception})
 
 
-def windowed_counts(lines, window: str, watermark: str):
-    """Kafka records (a `value` column) -> counts per window, status class and path."""
+def windowed_counts(lines, window: str, watermark: str | None):
+    """Kafka records (a `value` column) -> counts per window, status class and path (without a
+    watermark no window is ever dropped from the state)."""
     text = F.col("value").cast("string")
     field = lambda n: F.regexp_extract(text, COMBINED, n)  # noqa: E731
     parsed = lines.select(
@@ -115,8 +137,9 @@ def windowed_counts(lines, window: str, watermark: str):
         F.when(F.col("bytes_text") == "-", F.lit(0))
          .otherwise(F.expr("try_cast(bytes_text AS BIGINT)")).alias("bytes"),
     )
-    return (parsed.withWatermark("event_time", watermark)
-            .groupBy(F.window("event_time", window), "status_class", "path")
+    if watermark is not None:
+        parsed = parsed.withWatermark("event_time", watermark)
+    return (parsed.groupBy(F.window("event_time", window), "status_class", "path")
             .agg(F.count(F.lit(1)).alias("requests"), F.sum("bytes").alias("bytes"))
             .select(F.col("window.start").alias("window_start"), F.col("window.end").alias("window_end"),
                     "status_class", "path", "requests", "bytes"))
@@ -130,12 +153,12 @@ def start_queries(spark: SparkSession, args: argparse.Namespace):
               .option("failOnDataLoss", "false"))
     if args.max_offsets_per_trigger:
         reader = reader.option("maxOffsetsPerTrigger", args.max_offsets_per_trigger)
-    counts = windowed_counts(reader.load(), args.window, args.watermark)
+    counts = windowed_counts(reader.load(), args.window, None if args.no_watermark else args.watermark)
     trigger = {"processingTime": f"{args.trigger_seconds:g} seconds"}
     queries = [(counts
                 .select(F.col("status_class").alias("key"),
                         F.to_json(F.struct(*counts.columns)).alias("value"))
-                .writeStream.queryName(QUERY_NAME).outputMode("append")
+                .writeStream.queryName(QUERY_NAME).outputMode("update" if args.no_watermark else "append")
                 .format("kafka")
                 .option("kafka.bootstrap.servers", args.bootstrap_servers)
                 .option("topic", args.output_topic)
@@ -160,10 +183,12 @@ def stop_between_batches(query, wait: float = 30.0) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    spark = (SparkSession.builder.appName(QUERY_NAME)
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.sql.session.timeZone", "UTC")
-             .getOrCreate())
+    builder = (SparkSession.builder.appName(QUERY_NAME)
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.session.timeZone", "UTC"))
+    for key, value in STATE_STORES[args.state_store].items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -50,6 +50,9 @@ class Thresholds(SettingsModel):
     job_state_snapshot_lag_warn: int = Field(100, ge=1)
     """State versions a job's state store may be ahead of its latest snapshot (replayed on restart)
     before a warning."""
+    job_state_memory_share_warn: float = Field(0.5, gt=0, le=1)
+    """Share of the memory a job was started with (executor memory; the driver's in local mode) that
+    its state stores may use in the last batch, all operators together, before a warning."""
     zk_latency_avg_warn_ms: float = Field(100.0, ge=0)
     """ZooKeeper average request latency (ms) that raises a warning."""
     zk_outstanding_warn: int = Field(10, ge=0)

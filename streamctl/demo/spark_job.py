@@ -45,6 +45,7 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
         jars_root=sandbox.jars_root, root=runs_root(sandbox),
         sandbox={"root": str(sandbox.root), "service": SERVICE},
         master=master or launcher.DEFAULT_MASTER, conf=CLUSTER_CONF if master else None,
+        extra_args=state_store_args(state),
     )
     spec_file = launcher.save_spec(spec, runs_root(sandbox))
     state.extras.setdefault("spark", {})[JOB] = {
@@ -52,6 +53,12 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
         "progress_file": spec.progress_file, "ui_url": spec.ui_url,
     }
     return [Service(SERVICE, "spark", spec.ui_port, launcher.launcher_argv(spec_file), str(log))]
+
+
+def state_store_args(state: SandboxState) -> list[str]:
+    """The job's --state-store when `sandbox up --state-store` chose one (else Spark's default)."""
+    store = state.extras.get("spark_state_store")
+    return ["--state-store", store] if store else []
 
 
 def ready(sandbox: Sandbox, state: SandboxState, service: Service) -> bool:

@@ -91,6 +91,14 @@ class ProgressTail:
 
 
 @dataclass(frozen=True)
+class StartMemory:
+    """The memory a job's state stores live in (streamctl/spark/memory.py says where it is known from)."""
+
+    bytes: int
+    source: str  # e.g. "driver memory 768m (local[2])"
+
+
+@dataclass(frozen=True)
 class JobView:
     """Everything streamctl knows about one job at one moment (checks, status, dashboard)."""
 
@@ -111,6 +119,7 @@ class JobView:
     app_id: str | None = None
     progress: ProgressTail | None = None
     cluster_app: SparkApp | None = None  # its application on the standalone Master, if found there
+    memory: StartMemory | None = None  # what its executors (the driver, in local mode) were started with
 
     @property
     def running(self) -> bool | None:

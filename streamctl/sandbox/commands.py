@@ -62,9 +62,12 @@ def sandbox_fetch(session: Session, kraft: bool, distributed: bool) -> None:
 @click.option("--tls", is_flag=True,
               help="Add a mutual-TLS listener to every broker (certificates made with openssl) and a "
                    "`sandbox-tls` context that uses a client certificate.")
+@click.option("--state-store", type=click.Choice(["hdfs", "rocksdb"]), default=None,
+              help="The demo job's state store provider (default hdfs, Spark's); rocksdb gives its "
+                   "snapshots a lag to show. A new sandbox only: the checkpoint keeps its provider.")
 @click.pass_obj
 def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool,
-               distributed: bool, tls: bool) -> None:
+               distributed: bool, tls: bool, state_store: str | None) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context.
 
     \b
@@ -74,6 +77,7 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
       streamctl sandbox up --kafka-only
       streamctl sandbox up --kafka-only --tls        # + a mutual-TLS listener, context sandbox-tls
       streamctl sandbox up --kraft --secure          # SCRAM, ACLs, contexts sandbox and sandbox-monitor
+      streamctl sandbox up --state-store rocksdb     # the demo job's state on RocksDB
     """
     from streamctl.console import progress_status
 
@@ -84,7 +88,7 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
     with progress_status("starting the sandbox") as report:
         sb = _sandbox(session, report)
         state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure,
-                               distributed=distributed, tls=tls)
+                               distributed=distributed, tls=tls, state_store=state_store)
         if started:
             report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
         else:

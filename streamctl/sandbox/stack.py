@@ -88,20 +88,21 @@ class Sandbox:
 
     def up(self, brokers: int = 3, kraft: bool = False, with_addons: bool = True, secure: bool = False,
            addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
-           tls: bool = False) -> tuple[SandboxState, bool]:
+           tls: bool = False, state_store: str | None = None) -> tuple[SandboxState, bool]:
         self.check_context_replaceable()  # before the lock: a refused `up` leaves no file behind
         with self.lock:
-            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed, tls)
+            return self._up(brokers, kraft, with_addons, secure, addon_roles, distributed, tls, state_store)
 
     def _up(self, brokers: int, kraft: bool, with_addons: bool, secure: bool = False,
             addon_roles: tuple[str, ...] | None = None, distributed: bool = False,
-            tls: bool = False) -> tuple[SandboxState, bool]:
+            tls: bool = False, state_store: str | None = None) -> tuple[SandboxState, bool]:
         """Start the stack; returns (state, started). A running stack is reported, not doubled.
 
         with_addons=False starts Kafka alone (no Flume agent, no Spark job, no Connect worker);
         secure=True (SASL, an authorizer) starts only the add-ons that log in (Connect);
         addon_roles limits the add-ons to those roles (e.g. ("connect",)); distributed=True runs
-        the Spark job on a standalone Master and Worker instead of local[2].
+        the Spark job on a standalone Master and Worker instead of local[2]; state_store
+        ("rocksdb") the demo job's state store provider (its --state-store), for a new stack.
         """
         if brokers < 1:
             raise UsageError("--brokers must be at least 1")
@@ -117,6 +118,9 @@ class Sandbox:
                 f"the sandbox at {self.root} is a {_shape(state)} stack with {state.brokers} broker(s); "
                 "run `streamctl sandbox down --wipe` before asking for another shape"
             )
+        if state is not None and state_store and state.extras.get("spark_state_store", "hdfs") != state_store:
+            raise UsageError(f"the sandbox's demo job keeps the state store it started with; run "
+                             f"`streamctl sandbox down --wipe` before asking for --state-store {state_store}")
         wanted = [a for a in addons() if with_addons and (a.secure or not secure)
                   and (addon_roles is None or a.role in addon_roles)
                   and (distributed or not a.distributed_only)]
@@ -129,6 +133,8 @@ class Sandbox:
         if state is None:
             state = self._plan(brokers, kraft)
             state.secure, state.distributed = secure, distributed
+            if state_store:
+                state.extras["spark_state_store"] = state_store
             if tls:
                 sandbox_tls.prepare(self.root, state)
             self._write_configs(state)

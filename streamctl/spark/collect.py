@@ -18,6 +18,7 @@ def configured(ctx) -> bool:
 def collect(ctx, deadline_at: float, **_options):
     from streamctl.spark import jobs as spark_jobs
     from streamctl.spark.health import spark_health  # only when configured: `check` imports every collector
+    from streamctl.spark.state_health import state_rules_unevaluated
 
     items = spark_jobs.entries(ctx, context_only=True)
     if time.monotonic() >= deadline_at - 0.5:
@@ -28,4 +29,5 @@ def collect(ctx, deadline_at: float, **_options):
                                                               cluster=cluster), items))
     if time.monotonic() > deadline_at:
         raise NotEvaluated("the Spark jobs were not read within the deadline")
-    return spark_health(views, ctx.thresholds, cluster)
+    findings, metrics = spark_health(views, ctx.thresholds, cluster)
+    return findings, metrics, state_rules_unevaluated(views)

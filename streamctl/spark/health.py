@@ -9,7 +9,8 @@
     lag (log end - last committed batch's offsets) over job_lag_records_*     WARN / CRIT
     processing rate below the input rate in each of the last
       FALLING_BEHIND_BATCHES batches with input, over FALLING_BEHIND_SECONDS  WARN
-    stateful jobs: unbounded state, stalled watermark, late rows, snapshot lag  WARN (state_health.py)
+    stateful jobs: unbounded state, stalled watermark, late rows, snapshot lag,
+      state memory                                                          WARN (state_health.py)
 and, when the context names a standalone Master, the cluster's rules (cluster_health.py).
 """
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from streamctl.backends import spark_master
@@ -21,6 +21,7 @@ from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.spark import JobView
 from streamctl.model.spark_cluster import SparkCluster
 from streamctl.spark import launcher
+from streamctl.spark.memory import start_memory
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
             pass
     app_id = run.app_id if run and run.alive else None
     store = checkpoint_store(ctx, item.name, item.checkpoint_dir, timeout)
-    return observe_job(
+    configured = ctx.spark.jobs.get(item.name) if ctx is not None else None
+    view = observe_job(
         item.name, item.checkpoint_dir, store=store,
         kafka_config=ctx.kafka.client_config() if ctx is not None else None, kafka_timeout=timeout,
         ui_url=ui_url, progress_file=item.progress_file, process=process,
@@ -105,6 +107,7 @@ def observe(item: JobEntry, ctx, root: Path | None = None, deadline_at: float | 
         master=run.master if run else (cluster.url if app is not None and cluster is not None else None),
         rest_timeout=timeout, ask_rest=ask_rest, cluster_app=app,
     )
+    return replace(view, memory=start_memory(configured.executor_memory if configured else None, item.spec, app))
 
 
 def checkpoint_store(ctx, name: str, location: str, timeout: float):

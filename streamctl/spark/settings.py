@@ -26,6 +26,9 @@ def _checkpoint_location(value: Any) -> Any:
     return str(Path(text.removeprefix("file://")).expanduser())
 
 
+# Spark's memory sizes ('768m', '4g', '2048' in MiB), as streamctl/spark/memory.py reads them
+MEMORY_TEXT = r"(?i)^\s*\d+\s*([kmgtp]i?b?|b)?\s*$"
+
 CheckpointLocation = Annotated[str, BeforeValidator(_checkpoint_location)]
 
 
@@ -48,6 +51,10 @@ class SparkJob(SettingsModel):
     """JSON-lines file our StreamingQueryListener writes progress to."""
     outputs: list[str] = Field(default_factory=list)
     """The topics it writes (its checkpoint names only what it reads): edges of `streamctl pipeline`."""
+    executor_memory: str | None = Field(None, pattern=MEMORY_TEXT)
+    """The memory its executors were started with (spark.executor.memory, e.g. '4g'; the driver memory
+    for a local[N] master), for the state memory rule; streamctl knows it itself for a job it launched
+    and from the standalone Master for one running there."""
     app_name: str | None = None
     """Its application name on the Spark cluster (`spark.app.name`); the job's name by default."""
 

@@ -5,6 +5,9 @@
     rows dropped by the watermark in the last batch over job_late_rows_dropped_warn  WARN
     a state store's latest snapshot over job_state_snapshot_lag_warn versions behind  WARN
       (Spark 4's SnapshotLastUploaded metrics)
+    state memory of the last batch (all operators) over job_state_memory_share_warn
+      of the memory the job was started with (spark/memory.py: where that is known)  WARN
+      (not evaluated, and why, when that memory is unknown: state_rules_unevaluated)
 
 A job without a progress file, or without stateful operators, gets none of them.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 from streamctl.model.health import Finding, Metric, Severity
 from streamctl.model.spark import JobView, ProgressSample
+from streamctl.spark.memory import UNKNOWN_MEMORY
 from streamctl.spark.state import epoch_seconds
 
 WARN = Severity.WARN
@@ -23,11 +27,13 @@ def state_health(view: JobView, thresholds, metrics: list[Metric], labels: dict)
     if not samples:
         return []
     last = samples[-1]
+    memory_limit = view.memory.bytes * thresholds.job_state_memory_share_warn if view.memory else None
     metrics += [
         Metric("spark_job_state_rows", sum(op.rows_total for op in last.state_operators),
                "State rows of the last batch (all stateful operators)", labels=labels, min=0, perfdata=False),
-        Metric("spark_job_state_memory_bytes", sum(op.memory_used_bytes for op in last.state_operators),
-               "State store memory of the last batch", labels=labels, uom="B", min=0, perfdata=False),
+        Metric("spark_job_state_memory_bytes", _memory_used(last), "State store memory of the last batch",
+               labels=labels, uom="B", warn=None if memory_limit is None else round(memory_limit),
+               min=0, perfdata=False),
         Metric("spark_job_rows_dropped_by_watermark", _dropped(last), "Late rows dropped in the last batch",
                labels=labels, warn=thresholds.job_late_rows_dropped_warn, min=0, perfdata=False),
     ]
@@ -38,11 +44,25 @@ def state_health(view: JobView, thresholds, metrics: list[Metric], labels: dict)
                     _watermark_stalled(samples, thresholds.job_watermark_stall_seconds),
                     _late_rows(last, thresholds.job_late_rows_dropped_warn),
                     _snapshot_lag(last, thresholds.job_state_snapshot_lag_warn),
+                    _memory(view, last, thresholds.job_state_memory_share_warn),
                 ) if code]
     return findings
 
 
+def state_rules_unevaluated(views: list[JobView]) -> dict[str, str]:
+    """Why the memory rule could not judge a stateful job (by rule code; none when it judged all)."""
+    unknown = [view.name for view in views if view.memory is None and view.progress
+               and any(s.state_operators for s in view.progress.samples)]
+    if not unknown:
+        return {}
+    return {"SPARK_STATE_MEMORY": f"job {', '.join(unknown)}: {UNKNOWN_MEMORY}"}
+
+
 NOTHING: tuple[str, str, float | None] = ("", "", None)
+
+
+def _memory_used(sample: ProgressSample) -> int:
+    return sum(op.memory_used_bytes for op in sample.state_operators)
 
 
 def _dropped(sample: ProgressSample) -> int:
@@ -97,3 +117,18 @@ def _snapshot_lag(last: ProgressSample, limit: int) -> tuple[str, str, float | N
     message = (f"a state store of {worst[1] or 'a stateful operator'} is {worst[0]} versions past its latest "
                f"snapshot (over {limit}): a restart replays them all")
     return "SPARK_STATE_SNAPSHOT_LAG", message, worst[0]
+
+
+def _memory(view: JobView, last: ProgressSample, share: float) -> tuple[str, str, float | None]:
+    if view.memory is None:
+        return NOTHING
+    used = _memory_used(last)
+    if used <= view.memory.bytes * share:
+        return NOTHING
+    message = (f"state stores use {_mib(used)} in batch {last.batch_id} (all operators), "
+               f"{used / view.memory.bytes:.0%} of {view.memory.source} (over {share:.0%})")
+    return "SPARK_STATE_MEMORY", message, used
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size / 1024:.1f} KiB"
