@@ -1,6 +1,6 @@
 """Several contexts in one check and `contexts test`, against the ZooKeeper-mode and the KRaft
-sandboxes side by side (plus a context whose Kafka is a closed port); kafka_exporter's lag series
-against streamctl's own."""
+sandboxes side by side, two named sandboxes of one config file (plus a context whose Kafka is a
+closed port); kafka_exporter's lag series against streamctl's own."""
 
 from __future__ import annotations
 
@@ -25,15 +25,19 @@ SEVERITY_CODES = {"OK": 0, "WARN": 1, "CRIT": 2, "UNKNOWN": 3}
 
 
 def sandbox_context(running) -> dict:
-    return yaml.safe_load(running.config_path.read_text())["contexts"]["sandbox"]
+    return yaml.safe_load(running.config_path.read_text())["contexts"][running.context]
 
 
-def fleet_config(tmp_path, sandbox, kraft_sandbox, **more: dict) -> dict[str, str]:
-    """A config with the two sandboxes' contexts (zk, kraft), a dead one and `more`; the env to use it."""
-    contexts = {"zk": sandbox_context(sandbox), "kraft": sandbox_context(kraft_sandbox),
-                "dead": {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}, **more}
+def fleet_config(tmp_path, sandbox, kraft_sandbox) -> dict[str, str]:
+    """The session's config, where the two sandboxes wrote their contexts (sandbox, kraft), with a
+    dead context added; the env to use it."""
+    assert sandbox.config_path == kraft_sandbox.config_path  # one fleet: one file
+    data = yaml.safe_load(sandbox.config_path.read_text())
+    assert {sandbox.context, kraft_sandbox.context} <= set(data["contexts"]), data["contexts"].keys()
+    data["contexts"] = {name: data["contexts"][name] for name in (sandbox.context, kraft_sandbox.context)}
+    data["contexts"]["dead"] = {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}
     path = tmp_path / "fleet.yaml"
-    path.write_text(yaml.safe_dump({"current-context": "zk", "contexts": contexts}))
+    path.write_text(yaml.safe_dump(data))
     return {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
@@ -47,14 +51,14 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     took = time.monotonic() - started
     doc = json.loads(result.stdout)
     states = {entry["context"]: entry["check"] for entry in doc["contexts"]}
-    assert set(states) == {"zk", "kraft", "dead"}
+    assert set(states) == {"sandbox", "kraft", "dead"}
     # As for one context (docs/architecture.md): UNKNOWN when the deadline came first, CRIT
     # (KAFKA_UNREACHABLE) when the metadata call failed sooner; either way naming the connection.
     dead = states["dead"]
     assert dead["state"] in ("UNKNOWN", "CRIT"), dead
     why = dead["components"]["kafka"]["reason"] or " ".join(f["text"] for f in dead["findings"])
     assert is_service_condition(why), why
-    for live in ("zk", "kraft"):
+    for live in ("sandbox", "kraft"):
         assert states[live]["components"]["kafka"]["evaluated"], states[live]["summary"]
     worst = max(SEVERITY_CODES[check["state"]] for check in states.values())
     assert result.returncode == doc["exit_code"] == worst, result.stderr
@@ -63,7 +67,7 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     text = textfile.read_text()
     found = samples(text)
     contexts = {dict(labels).get("context") for _, labels in found}
-    assert contexts == {"zk", "kraft", "dead"}  # no series without its context
+    assert contexts == {"sandbox", "kraft", "dead"}  # no series without its context
     series = Counter((name, labels) for name, labels in found)
     assert [key for key, n in series.items() if n > 1] == []
     assert len(found) == sum(1 for line in text.splitlines() if line and not line.startswith("#"))
