@@ -151,3 +151,14 @@ def test_status_without_a_name_lists_every_sandbox_and_with_one_that_one(tmp_pat
     assert table.returncode == 0 and table.stdout.count("mode: kraft, 1 broker(s)") == 2, table.stdout
     one = run_cli("sandbox", "status", "--name", "kraft", "-o", "json", env=env, timeout=60)
     assert [(r["sandbox"], r["port"]) for r in json.loads(one.stdout)] == [("kraft", 29092)]
+
+
+def test_agents_are_controlled_through_the_sandbox_named_after_the_context(tmp_path, monkeypatch):
+    from streamctl.flume.plans import local_sandbox
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert local_sandbox(None, "kraft") is None  # no sandbox at all
+    for name in ("sandbox", "kraft"):
+        save_state(Sandbox(name=name), kraft_state())
+    assert local_sandbox(None, "kraft").name == "kraft"
+    assert local_sandbox(None, "prod").name == "sandbox"  # a context of the user's: the default one
