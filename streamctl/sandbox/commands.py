@@ -35,7 +35,7 @@ def _sandbox(session: Session, report=None, name: str | None = None):
     return Sandbox(config_path=session.config_path, report=report or (lambda _: None), name=name or DEFAULT)
 
 
-def _known(name: str) -> None:
+def _require_known(name: str) -> None:
     """Refuse a sandbox name that has no state under the state dir."""
     from streamctl.sandbox.names import known
 
@@ -162,7 +162,7 @@ def sandbox_status(session: Session, output: str, name: str | None) -> None:
     from streamctl.sandbox.names import known
 
     if name is not None:
-        _known(name)
+        _require_known(name)
     sandboxes = [_sandbox(session, name=n) for n in ([name] if name else known())]
     if output == "json":
         click.echo(json.dumps([{**asdict(r), "sandbox": sb.name} for sb in sandboxes for r in sb.status()],
@@ -211,7 +211,7 @@ def sandbox_down(session: Session, wipe: bool, name: str | None) -> None:
     from streamctl.console import progress_status
 
     if name is not None:
-        _known(name)
+        _require_known(name)
     with progress_status("stopping the sandbox") as report:
         sb = _sandbox(session, report, name)
         if sb.load() is None and not wipe:
@@ -311,7 +311,7 @@ def _one_service(session: Session, name: str | None, title: str, change, done: s
 
 def _running(session: Session, report, name: str | None = None):
     if name is not None:
-        _known(name)
+        _require_known(name)
     sb = _sandbox(session, report, name)
     if sb.load() is None:
         raise StreamctlError("no sandbox: run `streamctl sandbox up`")
