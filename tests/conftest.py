@@ -16,6 +16,7 @@ import pytest
 from hypothesis import settings
 
 from streamctl.backends.kafka.isolated import isolated_backend
+from streamctl.sandbox.names import DEFAULT as DEFAULT_SANDBOX
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 from tests.jvm_guard import INTEGRATION, JavaWatch, mark_service_tests, refusal, service_fixture
@@ -117,6 +118,9 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(line)
 
 
+KRAFT_SANDBOX = "kraft"  # the name (and context) of the session's KRaft sandbox
+
+
 class RunningSandbox:
     """The session's sandbox plus the controls integration tests need."""
 
@@ -124,6 +128,7 @@ class RunningSandbox:
         self.sandbox = sandbox
         self.state = state
         self.config_path = sandbox.config_path
+        self.context = sandbox.name  # its context in config_path (the current one for the default sandbox)
         self.xdg_state = xdg_state
 
     def cli_env(self, **extra: str) -> dict[str, str]:
@@ -132,7 +137,11 @@ class RunningSandbox:
                 "STREAMCTL_CONFIG": str(self.config_path), **extra}
 
     def cli(self, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
-        return run_cli(*args, env=self.cli_env(**env), timeout=timeout)
+        """`streamctl ARGS` on this sandbox's context: a named sandbox's is not the current one, so
+        it is passed, unless ARGS start with a config file of the test's own."""
+        own_config = args[:1] == ("--config",)
+        chosen = args if self.context == DEFAULT_SANDBOX or own_config else ("--context", self.context, *args)
+        return run_cli(*chosen, env=self.cli_env(**env), timeout=timeout)
 
     @property
     def bootstrap_servers(self) -> str:
@@ -211,12 +220,20 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def fleet_config(tmp_path_factory) -> Path:
+    """The one config file of the session's sandboxes: `sandbox` (current) and `kraft`, a fleet of two."""
+    folder = tmp_path_factory.getbasetemp() / "fleet"
+    folder.mkdir(exist_ok=True)
+    return folder / "config.yaml"
+
+
 @service_fixture(scope="session")
 def sandbox(tmp_path_factory) -> RunningSandbox:
-    """ZooKeeper + 3 brokers on random ports, state under a tmp XDG_STATE_HOME."""
+    """ZooKeeper + 3 brokers on random ports, state under a tmp XDG_STATE_HOME; the default
+    sandbox, context `sandbox` (the current one) in the fleet's config."""
     tmp: Path = tmp_path_factory.mktemp("sandbox")
     xdg_state = tmp / "state"
-    sb = Sandbox(root=xdg_state / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
+    sb = Sandbox(config_path=fleet_config(tmp_path_factory), state_dir=xdg_state / "streamctl")
     state, _ = sb.up(brokers=3)
     try:
         yield RunningSandbox(sb, state, xdg_state)
@@ -227,10 +244,12 @@ def sandbox(tmp_path_factory) -> RunningSandbox:
 @service_fixture(scope="session")
 def kraft_sandbox(tmp_path_factory) -> RunningSandbox:
     """3 Kafka 4.x nodes in KRaft mode (broker and controller each), Kafka only; started when a
-    test asks for it (the rolling restart), next to the ZooKeeper-mode sandbox."""
+    test asks for it (the rolling restart), next to the ZooKeeper-mode sandbox: the sandbox named
+    `kraft` (`sandbox up --name kraft`), its context `kraft` in the same config file. Its own
+    XDG_STATE_HOME keeps its commands' audit log and undo files apart from the other's."""
     tmp: Path = tmp_path_factory.mktemp("kraft")
     xdg_state = tmp / "state"
-    sb = Sandbox(root=xdg_state / "streamctl" / "sandbox", config_path=tmp / "config.yaml")
+    sb = Sandbox(name=KRAFT_SANDBOX, config_path=fleet_config(tmp_path_factory), state_dir=xdg_state / "streamctl")
     state, _ = sb.up(brokers=3, kraft=True, with_addons=False)
     try:
         yield RunningSandbox(sb, state, xdg_state)

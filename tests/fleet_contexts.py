@@ -1,5 +1,6 @@
 """A fleet of contexts for the tests of `check --all-contexts` and the dashboard's Fleet screen:
-the ZooKeeper-mode and the KRaft sandboxes side by side, plus a context whose Kafka is a closed port."""
+the session's ZooKeeper-mode and KRaft sandboxes, two named sandboxes of one config file
+(contexts `sandbox` and `kraft`), plus a context whose Kafka is a closed port."""
 
 from __future__ import annotations
 
@@ -11,13 +12,19 @@ from tests.integration.kafka_helpers import free_address
 
 
 def sandbox_context(running) -> dict:
-    return yaml.safe_load(running.config_path.read_text())["contexts"]["sandbox"]
+    return yaml.safe_load(running.config_path.read_text())["contexts"][running.context]
 
 
 def fleet_config(tmp_path, sandbox, kraft_sandbox, **more: dict) -> dict[str, str]:
-    """A config with the two sandboxes' contexts (zk, kraft), a dead one and `more`; the env to use it."""
-    contexts = {"zk": sandbox_context(sandbox), "kraft": sandbox_context(kraft_sandbox),
-                "dead": {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}, **more}
+    """The session's config, where the two sandboxes wrote their contexts (sandbox, kraft), with a
+    dead context and `more` added; the env to use it."""
+    assert sandbox.config_path == kraft_sandbox.config_path  # one fleet: one file
+    data = yaml.safe_load(sandbox.config_path.read_text())
+    assert {sandbox.context, kraft_sandbox.context} <= set(data["contexts"]), data["contexts"].keys()
+    data["contexts"] = {name: data["contexts"][name] for name in (sandbox.context, kraft_sandbox.context)}
+    data["contexts"]["dead"] = {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}
+    data["contexts"].update(more)
+    data["current-context"] = sandbox.context
     path = tmp_path / "fleet.yaml"
-    path.write_text(yaml.safe_dump({"current-context": "zk", "contexts": contexts}))
+    path.write_text(yaml.safe_dump(data))
     return {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}

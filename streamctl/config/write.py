@@ -211,6 +211,22 @@ def remove_context(name: str, path: Path | None = None) -> None:
     _write(document, editor, target)
 
 
+def remove_managed_context(name: str, managed_by: str, path: Path | None = None) -> bool:
+    """Delete context `name` if `managed_by` wrote it (a user's context of that name stays, as does
+    a file without it); unset current-context if it pointed at it. Returns whether it was removed."""
+    target = _target(path)
+    document, editor = _read_document(target)
+    contexts = document.get("contexts")
+    existing = contexts.get(name) if isinstance(contexts, dict) else None
+    if not (isinstance(existing, dict) and existing.get("managed-by") == managed_by):
+        return False
+    del contexts[name]
+    if document.get(_current_key(document)) == name:
+        del document[_current_key(document)]
+    _write(document, editor, target)
+    return True
+
+
 def use_context(name: str, path: Path | None = None) -> None:
     """Make `name` the current-context, keeping the rest of the file as written."""
     target, document, editor, _ = _document_naming(name, path)

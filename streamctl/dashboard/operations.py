@@ -101,7 +101,7 @@ def agent_state(ctx: Context, config_path: Path | None, name: str, wanted: str) 
     verb = "Start" if wanted == "running" else "Stop"
     return OperationRequest(
         f"{verb} agent {name}",
-        lambda: agent_ops.plan(ctx, name, wanted, agent_ops.local_sandbox(config_path)),
+        lambda: agent_ops.plan(ctx, name, wanted, agent_ops.local_sandbox(config_path, ctx.name)),
         lambda plan: f"agent {name}: {agent_ops.apply(ctx, plan)}",
     )
 

@@ -27,7 +27,7 @@ def _agent(ctx, name: str):
 def _sandbox(session: Session):
     from streamctl.flume.plans import local_sandbox
 
-    return local_sandbox(session.config_path)
+    return local_sandbox(session.config_path, session.context().name)
 
 
 @agents.command("list")

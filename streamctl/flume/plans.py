@@ -18,11 +18,14 @@ class AgentPlan(Plan):
     extras: dict = field(default_factory=dict)
 
 
-def local_sandbox(config_path=None):
-    """The local sandbox, if there is one (its agents are started and stopped through it)."""
+def local_sandbox(config_path=None, context_name: str | None = None):
+    """The local sandbox, if there is one (its agents are started and stopped through it): the
+    one named after the context (`sandbox up --name NAME` writes the context NAME), else the default."""
+    from streamctl.sandbox import names
     from streamctl.sandbox.stack import Sandbox
 
-    sandbox = Sandbox(config_path=config_path)
+    name = context_name if context_name in names.known() else names.DEFAULT
+    sandbox = Sandbox(config_path=config_path, name=name)
     return sandbox if sandbox.state_file.exists() else None
 
 

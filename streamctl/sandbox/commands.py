@@ -8,7 +8,7 @@ from dataclasses import asdict
 import click
 
 from streamctl.console import OUTPUT
-from streamctl.errors import StreamctlError
+from streamctl.errors import StreamctlError, UsageError
 from streamctl.session import Session
 
 
@@ -17,10 +17,33 @@ def sandbox() -> None:
     """A real local stack (ZooKeeper + Kafka brokers) as processes on 127.0.0.1."""
 
 
-def _sandbox(session: Session, report=None):
+def _checked_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from streamctl.sandbox.names import check_name
+
+    return None if value is None else check_name(value)
+
+
+NAME = click.option("--name", "name", metavar="NAME", callback=_checked_name,
+                    help="Which sandbox: one of several side by side, each with its own state, ports and "
+                         "context NAME (default: the `sandbox` one).")
+
+
+def _sandbox(session: Session, report=None, name: str | None = None):
+    from streamctl.sandbox.names import DEFAULT
     from streamctl.sandbox.stack import Sandbox
 
-    return Sandbox(config_path=session.config_path, report=report or (lambda _: None))
+    return Sandbox(config_path=session.config_path, report=report or (lambda _: None), name=name or DEFAULT)
+
+
+def _require_known(name: str) -> None:
+    """Refuse a sandbox name that has no state under the state dir."""
+    from streamctl.sandbox.names import known
+
+    sandboxes = known()
+    if name not in sandboxes:
+        listed = ", ".join(sandboxes) or "none"
+        raise UsageError(f"no sandbox named '{name}' (known: {listed}); "
+                         f"start it with `streamctl sandbox up --name {name}`")
 
 
 @sandbox.command("fetch")
@@ -65,10 +88,15 @@ def sandbox_fetch(session: Session, kraft: bool, distributed: bool) -> None:
 @click.option("--state-store", type=click.Choice(["hdfs", "rocksdb"]), default=None,
               help="The demo job's state store provider (default hdfs, Spark's); rocksdb gives its "
                    "snapshots a lag to show. A new sandbox only: the checkpoint keeps its provider.")
+@NAME
+@click.option("--use", "use", is_flag=True, help="Make the sandbox's context the current-context.")
 @click.pass_obj
 def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, secure: bool,
-               distributed: bool, tls: bool, state_store: str | None) -> None:
+               distributed: bool, tls: bool, state_store: str | None, name: str | None, use: bool) -> None:
     """Start ZooKeeper, the brokers and the demo pipeline; write a `sandbox` context.
+
+    With --name NAME, another sandbox beside the first (own state folder, ports and context NAME);
+    its context becomes current only with --use.
 
     \b
     Examples:
@@ -78,6 +106,7 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
       streamctl sandbox up --kafka-only --tls        # + a mutual-TLS listener, context sandbox-tls
       streamctl sandbox up --kraft --secure          # SCRAM, ACLs, contexts sandbox and sandbox-monitor
       streamctl sandbox up --state-store rocksdb     # the demo job's state on RocksDB
+      streamctl sandbox up --name kraft --kraft --brokers 1 --kafka-only   # a second one: context kraft
     """
     from streamctl.console import progress_status
 
@@ -85,50 +114,66 @@ def sandbox_up(session: Session, brokers: int, kraft: bool, kafka_only: bool, se
         from streamctl.sandbox.secure import ADDONS_SKIPPED
 
         click.echo(ADDONS_SKIPPED, err=True)
+    if name is not None and any(row.state in ("running", "paused") for row in _sandbox(session, name=name).status()):
+        raise UsageError(f"sandbox '{name}' is already running (`streamctl sandbox status --name {name}`; "
+                         f"`streamctl sandbox down --name {name}` first to start it again)")
     with progress_status("starting the sandbox") as report:
-        sb = _sandbox(session, report)
+        sb = _sandbox(session, report, name)
         state, started = sb.up(brokers=brokers, kraft=kraft, with_addons=not kafka_only, secure=secure,
                                distributed=distributed, tls=tls, state_store=state_store)
         if started:
             report.done(f"sandbox up: {state.brokers} broker(s) at {state.bootstrap_servers}")
         else:
             report.done("sandbox already running")
+    if use:
+        from streamctl.config.write import use_context
+
+        use_context(sb.name, session.config_path)
     _print_status(sb)
-    click.echo(_context_line(session))
+    click.echo(_context_line(session, sb.name))
     if tls:
-        from streamctl.sandbox.tls import CONTEXT as TLS_CONTEXT
+        from streamctl.sandbox.context import tls_context_name
 
-        click.echo(f"context '{TLS_CONTEXT}' (client certificate) written to {session.config_path}")
+        click.echo(f"context '{tls_context_name(sb.name)}' (client certificate) written to {session.config_path}")
 
 
-def _context_line(session: Session) -> str:
+def _context_line(session: Session, context: str) -> str:
     """Where the context went, and how to use it when another one stays current."""
     from streamctl.config import load_config
-    from streamctl.sandbox.context import CONTEXT
 
     path = session.config_path
     current = load_config(path).current_context
-    if current == CONTEXT:
-        return f"context '{CONTEXT}' written to {path} (the current context)"
-    return (f"context '{CONTEXT}' written to {path}; current-context stays '{current}': "
-            f"use --context {CONTEXT}, or set current-context: {CONTEXT} in that file")
+    if current == context:
+        return f"context '{context}' written to {path} (the current context)"
+    stays = f"current-context stays '{current}'" if current else "no current-context"
+    return (f"context '{context}' written to {path}; {stays}: use --context {context}, "
+            f"or switch with `streamctl contexts use {context}`")
 
 
 @sandbox.command("status")
 @OUTPUT
+@NAME
 @click.pass_obj
-def sandbox_status(session: Session, output: str) -> None:
+def sandbox_status(session: Session, output: str, name: str | None) -> None:
     """Each sandbox process with pid, port and liveness; a crashed one with its log tail.
+    Without --name, every sandbox known (the default one first, then the named ones).
 
     \b
-    Example:
+    Examples:
       streamctl sandbox status -o json
+      streamctl sandbox status --name kraft
     """
-    sb = _sandbox(session)
+    from streamctl.sandbox.names import known
+
+    if name is not None:
+        _require_known(name)
+    sandboxes = [_sandbox(session, name=n) for n in ([name] if name else known())]
     if output == "json":
-        click.echo(json.dumps([asdict(r) for r in sb.status()], indent=2))
+        click.echo(json.dumps([{**asdict(r), "sandbox": sb.name} for sb in sandboxes for r in sb.status()],
+                              indent=2))
         return
-    if not _print_status(sb):
+    shown = [_print_status(sb) for sb in sandboxes]
+    if not any(shown):
         raise StreamctlError("no sandbox: run `streamctl sandbox up`")
 
 
@@ -138,7 +183,7 @@ def _print_status(sb) -> bool:
     rows = sb.status()
     if rows:
         click.echo(_mode_line(sb.load()))
-        status_table(rows)
+        status_table(rows, title=sb.name)
     return bool(rows)
 
 
@@ -155,25 +200,34 @@ def _mode_line(state) -> str:
 
 @sandbox.command("down")
 @click.option("--wipe", is_flag=True, help="Also delete the sandbox's data, logs and state.")
+@NAME
 @click.pass_obj
-def sandbox_down(session: Session, wipe: bool) -> None:
+def sandbox_down(session: Session, wipe: bool, name: str | None) -> None:
     """Stop every sandbox process (SIGTERM, then SIGKILL after a grace period).
+    With --name, that sandbox only, and its context leaves the config (a user's of that name stays).
 
     \b
     Examples:
       streamctl sandbox down
       streamctl sandbox down --wipe     # and its data
+      streamctl sandbox down --name kraft --wipe
     """
     from streamctl.console import progress_status
 
+    if name is not None:
+        _require_known(name)
     with progress_status("stopping the sandbox") as report:
-        sb = _sandbox(session, report)
+        sb = _sandbox(session, report, name)
         if sb.load() is None and not wipe:
             report.done("no sandbox running")
             return
         killed = sb.down(wipe=wipe)
         suffix = f" ({', '.join(killed)} needed SIGKILL)" if killed else ""
         report.done(f"sandbox stopped{suffix}" + ("; data wiped" if wipe else ""))
+    if name is not None:
+        removed = sb.remove_contexts()
+        if removed:
+            click.echo(f"context(s) {', '.join(removed)} removed from {session.config_path}")
 
 
 
@@ -186,36 +240,39 @@ SERVICE = click.argument("service", metavar="SERVICE")
 @sandbox.command("stop")
 @SERVICE
 @click.option("--kill", is_flag=True, help="SIGKILL (a crash) instead of SIGTERM (a clean shutdown).")
+@NAME
 @click.pass_obj
-def sandbox_stop(session: Session, service: str, kill: bool) -> None:
+def sandbox_stop(session: Session, service: str, kill: bool, name: str | None) -> None:
     """Stop one service (zookeeper, kafka-N, flume-weblogs, loadgen, spark-weblog-stats).
 
     \b
     Example:
       streamctl sandbox stop kafka-2 --kill
     """
-    _one_service(session, service, f"stopping {service}", lambda sb: sb.stop_service(service, kill=kill),
+    _one_service(session, name, f"stopping {service}", lambda sb: sb.stop_service(service, kill=kill),
                  f"{service} stopped")
 
 
 @sandbox.command("start")
 @SERVICE
+@NAME
 @click.pass_obj
-def sandbox_start(session: Session, service: str) -> None:
+def sandbox_start(session: Session, service: str, name: str | None) -> None:
     """Start one stopped service and wait until it is ready.
 
     \b
     Example:
       streamctl sandbox start kafka-2
     """
-    _one_service(session, service, f"starting {service}", lambda sb: sb.start_service(service), f"{service} started")
+    _one_service(session, name, f"starting {service}", lambda sb: sb.start_service(service), f"{service} started")
 
 
 @sandbox.command("restart")
 @SERVICE
 @click.option("--kill", is_flag=True, help="SIGKILL instead of SIGTERM before the start.")
+@NAME
 @click.pass_obj
-def sandbox_restart(session: Session, service: str, kill: bool) -> None:
+def sandbox_restart(session: Session, service: str, kill: bool, name: str | None) -> None:
     """Stop one service and start it again (a broker: until every partition is in sync).
 
     \b
@@ -224,15 +281,16 @@ def sandbox_restart(session: Session, service: str, kill: bool) -> None:
     """
     from streamctl.sandbox.restarts import restart_service
 
-    _one_service(session, service, f"restarting {service}", lambda sb: restart_service(sb, service, kill=kill),
+    _one_service(session, name, f"restarting {service}", lambda sb: restart_service(sb, service, kill=kill),
                  f"{service} restarted")
 
 
 @sandbox.command("rolling-restart")
 @click.option("--down", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="SECONDS",
               help="How long each broker stays stopped before its start.")
+@NAME
 @click.pass_obj
-def sandbox_rolling_restart(session: Session, down: float) -> None:
+def sandbox_rolling_restart(session: Session, down: float, name: str | None) -> None:
     """Restart the brokers one at a time, waiting for every ISR to fill in between (an upgrade).
 
     \b
@@ -243,20 +301,22 @@ def sandbox_rolling_restart(session: Session, down: float) -> None:
     from streamctl.sandbox.restarts import rolling_restart
 
     with progress_status("rolling restart") as report:
-        names = rolling_restart(_running(session, report), down=down)
-        report.done(f"restarted {', '.join(names)}, every partition in sync")
+        restarted = rolling_restart(_running(session, report, name), down=down)
+        report.done(f"restarted {', '.join(restarted)}, every partition in sync")
 
 
-def _one_service(session: Session, service: str, title: str, change, done: str) -> None:
+def _one_service(session: Session, name: str | None, title: str, change, done: str) -> None:
     from streamctl.console import progress_status
 
     with progress_status(title) as report:
-        change(_running(session, report))
+        change(_running(session, report, name))
         report.done(done)
 
 
-def _running(session: Session, report):
-    sb = _sandbox(session, report)
+def _running(session: Session, report, name: str | None = None):
+    if name is not None:
+        _require_known(name)
+    sb = _sandbox(session, report, name)
     if sb.load() is None:
         raise StreamctlError("no sandbox: run `streamctl sandbox up`")
     return sb

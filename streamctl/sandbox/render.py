@@ -13,8 +13,8 @@ def _uptime(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
-def status_table(rows) -> None:
-    table = new_table("sandbox", ("service", "pid", "port", "state", "uptime", "log"))
+def status_table(rows, title: str = "sandbox") -> None:
+    table = new_table(title, ("service", "pid", "port", "state", "uptime", "log"))
     for r in rows:
         style = STATE_STYLE.get(r.state, "")
         table.add_row(r.name, str(r.pid or "-"), str(r.port or "-"), f"[{style}]{r.state}[/]",

@@ -24,7 +24,7 @@ from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
 from streamctl.jvm.java import java as _java
 from streamctl.sandbox import context as sandbox_context
-from streamctl.sandbox import kraft_storage, probes, server_configs
+from streamctl.sandbox import kraft_storage, names, probes, server_configs
 from streamctl.sandbox import secure as sandbox_secure
 from streamctl.sandbox import tls as sandbox_tls
 from streamctl.sandbox.addons import Shape, addons, runs_on, shape_sets
@@ -44,8 +44,13 @@ class Sandbox:
     _state_locks: ClassVar[dict[str, StateLock]] = {}  # one per sandbox root in this process
 
     def __init__(self, root: Path | None = None, config_path: Path | None = None,
-                 jars_root: Path | None = None, report: Report = lambda _: None):
-        self.root = Path(root) if root else paths.state_dir() / "sandbox"
+                 jars_root: Path | None = None, report: Report = lambda _: None,
+                 name: str = names.DEFAULT, state_dir: Path | None = None):
+        """`name` picks the sandbox (names.py): its folder under `state_dir` (streamctl's XDG state
+        dir by default) unless `root` is given, and the context it writes."""
+        self.name = names.check_name(name)
+        self.state_dir = state_dir or paths.state_dir()
+        self.root = Path(root) if root else names.root(name, self.state_dir)
         self.config_path = config_path
         self.jars_root = jars_root
         self.report = report
@@ -167,8 +172,9 @@ class Sandbox:
     def _plan(self, brokers: int, kraft: bool) -> SandboxState:
         previous = self._previous_ports()
         needed = brokers * (2 if kraft else 1) + (0 if kraft else 2)
+        taken = self.ports_of_other_sandboxes()
         ports = previous if len(previous) == needed and all(map(procs.port_is_free, previous)) \
-            else procs.free_ports(needed)
+            and not taken & set(previous) else _free_ports_except(needed, taken)
         write_atomic(self.root / "ports.json", json.dumps(ports), mode=0o644)
         services: list[Service] = []
         admin_port = None
@@ -187,6 +193,22 @@ class Sandbox:
         if kraft:
             state.cluster_id = kraft_storage.new_cluster_id()
         return state
+
+    def ports_of_other_sandboxes(self) -> set[int]:
+        """Every port the other sandboxes under the same state dir recorded: free right now when
+        their service is stopped (a fault test, `sandbox stop`), theirs again at its start."""
+        taken: set[int] = set()
+        for other in names.known(self.state_dir):
+            sibling = Sandbox(names.root(other, self.state_dir), name=other, state_dir=self.state_dir)
+            if sibling.root == self.root:
+                continue
+            try:
+                state = sibling.load()
+            except StreamctlError:  # unreadable: its ports are unknown, the kernel's answer stands
+                continue
+            if state is not None:
+                taken |= recorded_ports(state)
+        return taken
 
     def _previous_ports(self) -> list[int]:
         try:
@@ -304,12 +326,12 @@ class Sandbox:
                     raise
 
     def check_context_replaceable(self) -> None:
-        """Refuse, before a service starts, a `sandbox` context that the user wrote."""
-        sandbox_context.check_replaceable(self.config_path)
+        """Refuse, before a service starts, a context of this sandbox's name that the user wrote."""
+        sandbox_context.check_replaceable(self.config_path, self.name)
 
     def write_context(self, state: SandboxState) -> bool:
-        """Write (or rewrite) the `sandbox` context; see sandbox/context.py."""
-        return sandbox_context.write(self.root, self.config_path, state)
+        """Write (or rewrite) this sandbox's context; see sandbox/context.py."""
+        return sandbox_context.write(self.root, self.config_path, state, self.name)
 
     # ---- one service at a time (fault tests, restarts) ----------------------------
 
@@ -375,6 +397,11 @@ class Sandbox:
         with self.lock:
             return self._down(wipe)
 
+    def remove_contexts(self) -> list[str]:
+        """Remove the contexts this sandbox wrote (its own, -tls, -monitor), never a user's;
+        returns those removed. `sandbox down --name NAME` does, the default sandbox keeps its own."""
+        return sandbox_context.remove(self.config_path, self.name)
+
     def _down(self, wipe: bool) -> list[str]:
         state = self.load()
         killed: list[str] = []
@@ -393,6 +420,19 @@ class Sandbox:
         if wipe and self.root.exists():
             shutil.rmtree(self.root)
         return killed
+
+
+def recorded_ports(state: SandboxState) -> set[int]:
+    """The ports a sandbox's state holds: its services', KRaft controllers', the AdminServer's and
+    the TLS listeners'."""
+    ports = {s.port for s in state.services} | {s.controller_port for s in state.services if s.controller_port}
+    ports |= {int(p) for p in state.extras.get("tls_ports", {}).values()}
+    return (ports | ({state.admin_port} if state.admin_port else set())) - {0}
+
+
+def _free_ports_except(count: int, taken: set[int]) -> list[int]:
+    """`count` ports free right now, none of them in `taken`."""
+    return [p for p in procs.free_ports(count + len(taken)) if p not in taken][:count]
 
 
 def _shape(state: SandboxState) -> str:

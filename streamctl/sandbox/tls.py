@@ -197,11 +197,11 @@ def client_ssl_context(root: Path) -> ssl.SSLContext:
     return context
 
 
-def save_context(root: Path, state, sandbox_context: dict, config_path: Path | None) -> None:
-    """`sandbox-tls`: the `sandbox` context, its Kafka part on the SSL listeners."""
+def save_context(root: Path, state, sandbox_context: dict, config_path: Path | None, name: str = CONTEXT) -> None:
+    """`sandbox-tls` (`name`): the sandbox's context, its Kafka part on the SSL listeners."""
     from streamctl.config.write import save_context as save
     from streamctl.sandbox.context import MANAGED_BY
 
     kafka = {**sandbox_context["kafka"], "bootstrap_servers": bootstrap_servers(state),
              "properties": {**sandbox_context["kafka"].get("properties", {}), **client_properties(root)}}
-    save(CONTEXT, {**sandbox_context, "kafka": kafka}, path=config_path, current="never", managed_by=MANAGED_BY)
+    save(name, {**sandbox_context, "kafka": kafka}, path=config_path, current="never", managed_by=MANAGED_BY)

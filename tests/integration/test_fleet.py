@@ -1,6 +1,6 @@
 """Several contexts in one check and `contexts test`, against the ZooKeeper-mode and the KRaft
-sandboxes side by side (plus a context whose Kafka is a closed port); kafka_exporter's lag series
-against streamctl's own."""
+sandboxes side by side, two named sandboxes of one config file (plus a context whose Kafka is a
+closed port); kafka_exporter's lag series against streamctl's own."""
 
 from __future__ import annotations
 
@@ -35,14 +35,14 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     took = time.monotonic() - started
     doc = json.loads(result.stdout)
     states = {entry["context"]: entry["check"] for entry in doc["contexts"]}
-    assert set(states) == {"zk", "kraft", "dead"}
+    assert set(states) == {"sandbox", "kraft", "dead"}
     # As for one context (docs/architecture.md): UNKNOWN when the deadline came first, CRIT
     # (KAFKA_UNREACHABLE) when the metadata call failed sooner; either way naming the connection.
     dead = states["dead"]
     assert dead["state"] in ("UNKNOWN", "CRIT"), dead
     why = dead["components"]["kafka"]["reason"] or " ".join(f["text"] for f in dead["findings"])
     assert is_service_condition(why), why
-    for live in ("zk", "kraft"):
+    for live in ("sandbox", "kraft"):
         assert states[live]["components"]["kafka"]["evaluated"], states[live]["summary"]
     worst = max(SEVERITY_CODES[check["state"]] for check in states.values())
     assert result.returncode == doc["exit_code"] == worst, result.stderr
@@ -51,7 +51,7 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     text = textfile.read_text()
     found = samples(text)
     contexts = {dict(labels).get("context") for _, labels in found}
-    assert contexts == {"zk", "kraft", "dead"}  # no series without its context
+    assert contexts == {"sandbox", "kraft", "dead"}  # no series without its context
     series = Counter((name, labels) for name, labels in found)
     assert [key for key, n in series.items() if n > 1] == []
     assert len(found) == sum(1 for line in text.splitlines() if line and not line.startswith("#"))

@@ -39,7 +39,7 @@ def test_sandbox_up_joins_an_ops_hosts_config(tmp_path):
         up = run_cli("sandbox", "up", "--kafka-only", "--brokers", "1", env=env, timeout=300)
         assert up.returncode == 0, up.stderr
         assert (f"context 'sandbox' written to {config}; current-context stays 'prod': use --context sandbox, "
-                f"or set current-context: sandbox in that file") in up.stdout
+                "or switch with `streamctl contexts use sandbox`") in up.stdout
         written = config.read_text()
         assert written.startswith(OPS_HOST)  # every line as it was; the sandbox context after it
         assert "  sandbox:\n    managed-by: streamctl-sandbox\n" in written

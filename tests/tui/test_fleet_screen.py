@@ -36,7 +36,7 @@ async def test_the_fleet_lists_every_context_and_enter_switches_the_dashboard(sa
                            silent={"kafka": {"bootstrap_servers": silent, "timeout": 60}})
         monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
         config = Path(env["STREAMCTL_CONFIG"])
-        app = StreamctlApp(make_dashboard(config, "zk"), refresh_interval=60,
+        app = StreamctlApp(make_dashboard(config, "sandbox"), refresh_interval=60,
                            context_factory=lambda name: make_dashboard(config, name))
         async with app.run_test(size=(200, 40)) as pilot:
             await pilot.press("F")
@@ -55,10 +55,10 @@ async def test_the_fleet_lists_every_context_and_enter_switches_the_dashboard(sa
             await until(pilot, lambda: not fleet.reading() and PENDING not in str(fleet_rows(app)), ANSWER_WITHIN,
                         "every context's answer", lambda: describe(app))
             found = fleet_rows(app)
-            assert set(found) == {"zk", "kraft", "dead", "silent"}
-            for live in ("zk", "kraft"):
+            assert set(found) == {"sandbox", "kraft", "dead", "silent"}
+            for live in ("sandbox", "kraft"):
                 assert found[live][COLUMN["kafka"]] in ("OK", "WARN", "CRIT"), found[live]
-            assert found["zk"][COLUMN["zookeeper"]] != "-" and found["kraft"][COLUMN["zookeeper"]] == "-"
+            assert found["sandbox"][COLUMN["zookeeper"]] != "-" and found["kraft"][COLUMN["zookeeper"]] == "-"
             # A closed port: UNKNOWN, or CRIT (KAFKA_UNREACHABLE) when the metadata call failed
             # before the deadline, as `check` itself says (docs/architecture.md); either names the connection.
             dead = found["dead"]
@@ -66,9 +66,9 @@ async def test_the_fleet_lists_every_context_and_enter_switches_the_dashboard(sa
             assert is_service_condition(dead[COLUMN["worst finding"]]), dead
             assert found["silent"][COLUMN["state"]] == "UNKNOWN"
             assert is_service_condition(found["silent"][COLUMN["worst finding"]]), found["silent"]
-            assert [found[name][COLUMN[""]] for name in ("zk", "kraft")] == ["*", ""]  # the current context
-            zk_state = found["zk"][COLUMN["state"]]
-            assert re.search(rf"\bcontext zk {zk_state}\b", app.screen.sub_title), app.screen.sub_title
+            assert [found[name][COLUMN[""]] for name in ("sandbox", "kraft")] == ["*", ""]  # the current context
+            live_state = found["sandbox"][COLUMN["state"]]
+            assert re.search(rf"\bcontext sandbox {live_state}\b", app.screen.sub_title), app.screen.sub_title
 
             # Enter on kraft: the whole dashboard reads the KRaft cluster.
             await pilot.press("slash", *"kraft", "enter")
