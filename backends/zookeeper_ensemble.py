@@ -225,7 +225,9 @@ def four_letter(host: str, port: int, command: str, timeout: float) -> str:
 def _admin_get(url: str, timeout: float) -> dict:
     import httpx
 
-    response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    from streamctl.backends.http_tls import default_tls
+
+    response = httpx.get(url, timeout=timeout, follow_redirects=False, verify=default_tls())
     response.raise_for_status()
     return response.json()
 
