@@ -26,16 +26,23 @@ def collect(ctx, deadline_at: float, kafka_backend=None, **_options):
     from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
 
     settings = ctx.zookeeper
-    servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
-    findings, metrics = ensemble_health(servers, ctx.thresholds)
-    if not any(s.serving for s in servers):
-        return findings, metrics
-    if deadline_at - time.monotonic() < MIN_CROSSCHECK_TIME:
-        findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
-                                "no time left for the Kafka cross-check"))
-        return findings, metrics
-    more, more_metrics = _kafka_crosscheck(ctx, deadline_at, kafka_backend)
-    return findings + more, metrics + more_metrics
+    # The cross-check's first Kafka metadata read starts beside the ensemble probe rather than
+    # after it: on a fleet (check --all-contexts) that wait was the end of every context's run.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck")
+    try:
+        metadata = _read_metadata(pool, ctx, deadline_at, kafka_backend)
+        servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
+        findings, metrics = ensemble_health(servers, ctx.thresholds)
+        if not any(s.serving for s in servers):
+            return findings, metrics
+        if deadline_at - time.monotonic() < MIN_CROSSCHECK_TIME:
+            findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                                    "no time left for the Kafka cross-check"))
+            return findings, metrics
+        more, more_metrics = _kafka_crosscheck(ctx, deadline_at, kafka_backend, pool, metadata)
+        return findings + more, metrics + more_metrics
+    finally:
+        pool.shutdown(wait=False)  # a metadata read still going is bounded by its own deadline
 
 
 def _left(per_call: float, deadline_at: float) -> float:
@@ -45,7 +52,8 @@ def _left(per_call: float, deadline_at: float) -> float:
     return min(per_call, left)
 
 
-def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Finding], list[Metric]]:
+def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend, pool: concurrent.futures.Executor,
+                      first_metadata: concurrent.futures.Future) -> tuple[list[Finding], list[Metric]]:
     from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
     from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 
@@ -55,13 +63,13 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
         kafka_zk = KafkaZooKeeper(zk, settings.chroot)
         if not kafka_zk.is_kafka():
             return [], []
-        first = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
+        first = _compare(kafka_zk, deadline_at, first_metadata)
         if all(f.severity is Severity.OK for f in first[0]):
             return first
         if deadline_at - time.monotonic() < CONFIRM_PAUSE + MIN_CROSSCHECK_TIME:
             return first
         time.sleep(CONFIRM_PAUSE)  # a disagreement counts only if it is still there
-        second = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
+        second = _compare(kafka_zk, deadline_at, _read_metadata(pool, ctx, deadline_at, kafka_backend))
         lasting = {f.code for f in first[0]}
         return [f for f in second[0] if f.severity is Severity.OK or f.code in lasting], second[1]
     except ZooKeeperError as exc:
@@ -73,21 +81,27 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
         zk.close()
 
 
-def _compare(ctx, kafka_zk, deadline_at: float, kafka_backend):
-    """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka.client import Deadline, KafkaError
+def _read_metadata(pool: concurrent.futures.Executor, ctx, deadline_at: float,
+                   kafka_backend) -> concurrent.futures.Future:
+    """Kafka's metadata, read in `pool` from now on."""
+    from streamctl.backends.kafka.client import Deadline
     from streamctl.backends.kafka.isolated import isolated_backend
 
     kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
-    deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck") as pool:
-        metadata = pool.submit(kafka.metadata, deadline=deadline)
-        view = kafka_zk.view()
-        try:
-            snap = metadata.result(timeout=max(0.1, deadline_at - time.monotonic()))
-        except (KafkaError, concurrent.futures.TimeoutError) as exc:
-            return [Finding(Severity.OK, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
-                            f"Kafka cross-check skipped: metadata unreadable ({exc or 'timed out'})")], []
+    return pool.submit(kafka.metadata, deadline=Deadline(ctx.kafka.timeout, deadline_at - time.monotonic()))
+
+
+def _compare(kafka_zk, deadline_at: float, metadata: concurrent.futures.Future):
+    """One cross-check of ZooKeeper's view, read now, against `metadata` (being read meanwhile);
+    unreadable Kafka metadata is the Kafka component's finding, not ours."""
+    from streamctl.backends.kafka.client import KafkaError
+
+    view = kafka_zk.view()
+    try:
+        snap = metadata.result(timeout=max(0.1, deadline_at - time.monotonic()))
+    except (KafkaError, concurrent.futures.TimeoutError) as exc:
+        return [Finding(Severity.OK, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                        f"Kafka cross-check skipped: metadata unreadable ({exc or 'timed out'})")], []
     if snap.kraft:
         return [], []
     return kafka_crosscheck(view, snap)
