@@ -20,9 +20,12 @@ def configured(ctx) -> bool:
     return ctx.zookeeper is not None
 
 
-def collect(ctx, deadline_at: float, kafka_backend=None, **_options):
+def collect(ctx, deadline_at: float, kafka_backend=None, kafka_snapshot: concurrent.futures.Future | None = None,
+            **_options):
     """`kafka_backend`: a long-lived Kafka client to reuse (the dashboard's client process);
-    without one, the cross-check's metadata read runs in a forked child, as check's reads do."""
+    without one, the cross-check's metadata read runs in a forked child, as check's reads do.
+    `kafka_snapshot`: the Kafka collector's snapshot, being read; compared instead of a read
+    of our own when it comes complete."""
     from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
 
     settings = ctx.zookeeper
@@ -30,7 +33,7 @@ def collect(ctx, deadline_at: float, kafka_backend=None, **_options):
     # after it: on a fleet (check --all-contexts) that wait was the end of every context's run.
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck")
     try:
-        metadata = _read_metadata(pool, ctx, deadline_at, kafka_backend)
+        metadata = read_metadata(pool, ctx, deadline_at, kafka_backend, kafka_snapshot)
         servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
         findings, metrics = ensemble_health(servers, ctx.thresholds)
         if not any(s.serving for s in servers):
@@ -69,7 +72,7 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend, pool: concurrent.f
         if deadline_at - time.monotonic() < CONFIRM_PAUSE + MIN_CROSSCHECK_TIME:
             return first
         time.sleep(CONFIRM_PAUSE)  # a disagreement counts only if it is still there
-        second = _compare(kafka_zk, deadline_at, _read_metadata(pool, ctx, deadline_at, kafka_backend))
+        second = _compare(kafka_zk, deadline_at, read_metadata(pool, ctx, deadline_at, kafka_backend))
         lasting = {f.code for f in first[0]}
         return [f for f in second[0] if f.severity is Severity.OK or f.code in lasting], second[1]
     except ZooKeeperError as exc:
@@ -81,14 +84,22 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend, pool: concurrent.f
         zk.close()
 
 
-def _read_metadata(pool: concurrent.futures.Executor, ctx, deadline_at: float,
-                   kafka_backend) -> concurrent.futures.Future:
-    """Kafka's metadata, read in `pool` from now on."""
+def read_metadata(pool: concurrent.futures.Executor, ctx, deadline_at: float, kafka_backend,
+                   shared: concurrent.futures.Future | None = None) -> concurrent.futures.Future:
+    """Kafka's metadata, in `pool` from now on: the `shared` snapshot when it comes complete
+    (no errors: its broker mode was read too), else a read of our own."""
     from streamctl.backends.kafka.client import Deadline
     from streamctl.backends.kafka.isolated import isolated_backend
 
-    kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
-    return pool.submit(kafka.metadata, deadline=Deadline(ctx.kafka.timeout, deadline_at - time.monotonic()))
+    def read():
+        if shared is not None:
+            snap = shared.result(timeout=max(0.1, deadline_at - time.monotonic()))
+            if snap is not None and not snap.errors:
+                return snap
+        kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+        return kafka.metadata(deadline=Deadline(ctx.kafka.timeout, deadline_at - time.monotonic()))
+
+    return pool.submit(read)
 
 
 def _compare(kafka_zk, deadline_at: float, metadata: concurrent.futures.Future):
