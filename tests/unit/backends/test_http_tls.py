@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 
@@ -41,3 +42,25 @@ def test_the_shared_context_verifies_as_httpx_does_by_default(monkeypatch):
     default = httpx.create_ssl_context()
     assert (context.verify_mode, context.check_hostname) == (ssl.CERT_REQUIRED, True)
     assert context.cert_store_stats() == default.cert_store_stats()
+
+
+def test_an_ensemble_probe_makes_the_context_once_before_its_servers_threads_ask(monkeypatch):
+    from streamctl.backends.zookeeper_ensemble import probe_ensemble
+
+    built = []
+
+    def counted(*args, **kwargs):
+        built.append(threading.current_thread().name)
+        return ssl.create_default_context()
+
+    monkeypatch.setattr(http_tls, "_context", None)
+    monkeypatch.setattr(httpx, "create_ssl_context", counted)
+    ports = []
+    for _ in range(3):  # refused ports: every probe fails fast, each AdminServer read included
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+    hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
+    servers = probe_ensemble(hosts, 2.0, "http://{host}:9/commands")
+    assert [s.reachable for s in servers] == [False, False, False]
+    assert built == [threading.current_thread().name]
