@@ -29,8 +29,9 @@ def collect(ctx, deadline_at: float, kafka_backend=None, kafka_snapshot: concurr
     from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
 
     settings = ctx.zookeeper
-    # The cross-check's first Kafka metadata read starts beside the ensemble probe rather than
-    # after it: on a fleet (check --all-contexts) that wait was the end of every context's run.
+    # The cross-check's Kafka metadata (the Kafka collector's snapshot, else a read of our own)
+    # is awaited beside the ensemble probe, not after it: on a fleet (check --all-contexts) that
+    # wait was the end of every context's run.
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck")
     try:
         metadata = read_metadata(pool, ctx, deadline_at, kafka_backend, kafka_snapshot)
