@@ -21,6 +21,7 @@ from urllib.parse import quote
 import httpx
 
 from streamctl.backends.failure import describe
+from streamctl.backends.http_tls import default_tls
 from streamctl.errors import AnswerLost, StreamctlError
 from streamctl.model.connect import ConnectCluster, Connector, ConnectPlugin, ConnectTask
 
@@ -67,7 +68,7 @@ class ConnectBackend:
         self.client_cert_set = bool(tls and tls.client_cert)
         self._client = httpx.Client(timeout=httpx.Timeout(timeout), auth=auth,
                                     headers={"Accept": "application/json"},
-                                    verify=tls_context(tls) if tls else True)
+                                    verify=tls_context(tls) if tls else default_tls())
 
     def close(self) -> None:
         self._client.close()

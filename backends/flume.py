@@ -15,6 +15,7 @@ import time
 import httpx
 
 from streamctl.backends.failure import describe
+from streamctl.backends.http_tls import default_tls
 from streamctl.errors import StreamctlError
 from streamctl.model.flume import AgentStatus, ChannelStatus, Counters, Poll, SinkStatus, SourceStatus
 
@@ -32,7 +33,7 @@ class FlumeTimeout(FlumeError):
 def fetch(url: str, timeout: float) -> dict:
     """The raw JSON of one agent's metrics endpoint."""
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False) as client:
+        with httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False, verify=default_tls()) as client:
             response = client.get(url)
     except httpx.TimeoutException:
         raise FlumeTimeout(f"no answer within {timeout:g} s") from None

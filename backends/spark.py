@@ -23,6 +23,7 @@ from typing import Any
 
 from streamctl.backends.checkpoint_store import CheckpointError, LocalStore, StoreUnreachable
 from streamctl.backends.failure import describe
+from streamctl.backends.http_tls import default_tls
 from streamctl.errors import StreamctlError
 from streamctl.model.spark import BatchOffsets, CheckpointStatus, JobView, PartitionJobLag, ProgressSample, ProgressTail, is_id
 from streamctl.model.spark_state import OperatorProgress
@@ -300,7 +301,7 @@ def rest_applications(ui_url: str, timeout: float = 5.0) -> list[dict]:
 
     url = ui_url.rstrip("/") + "/api/v1/applications"
     try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=True)
+        response = httpx.get(url, timeout=timeout, follow_redirects=True, verify=default_tls())
         response.raise_for_status()
         data = response.json()
     except httpx.HTTPError as exc:

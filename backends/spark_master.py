@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 import httpx
 
 from streamctl.backends.failure import describe
+from streamctl.backends.http_tls import default_tls
 from streamctl.errors import StreamctlError
 from streamctl.model.spark_cluster import SparkApp, SparkCluster, SparkWorker
 
@@ -59,7 +60,7 @@ def app_ui_url(master_ui: str, app_id: str, timeout: float = 5.0) -> str | None:
 
 def _get(url: str, timeout: float, params: dict | None = None) -> httpx.Response:
     try:
-        response = httpx.get(url, params=params, timeout=timeout, follow_redirects=True)
+        response = httpx.get(url, params=params, timeout=timeout, follow_redirects=True, verify=default_tls())
         response.raise_for_status()
     except httpx.HTTPError as exc:
         raise MasterUnreachable(f"{url}: {describe(exc)}") from None

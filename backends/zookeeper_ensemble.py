@@ -10,12 +10,14 @@ answers are merged: the AdminServer's numbers where present, else mntr's, else s
 from __future__ import annotations
 
 import socket
+import ssl
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from streamctl.backends.failure import describe
+from streamctl.backends.http_tls import default_tls
 from streamctl.errors import UsageError
 
 NOT_IN_WHITELIST = "is not in the whitelist"
@@ -225,7 +227,7 @@ def four_letter(host: str, port: int, command: str, timeout: float) -> str:
 def _admin_get(url: str, timeout: float) -> dict:
     import httpx
 
-    response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    response = httpx.get(url, timeout=timeout, follow_redirects=False, verify=default_tls())
     response.raise_for_status()
     return response.json()
 
@@ -343,6 +345,11 @@ def probe_ensemble(hosts: str, timeout: float, admin_url: str | None = None) -> 
     """Every server of the connect string, probed concurrently."""
     servers, _ = parse_hosts(hosts)
     urls = admin_urls(admin_url, servers)
+    if urls:  # httpx imported and its TLS context made here, once: every server's threads racing
+        try:  # for them at once took up to 1 s (six contexts: 18 first requests)
+            default_tls()
+        except (ssl.SSLError, OSError):
+            pass  # a broken CA store: each AdminServer read fails with it, reported per server
     with ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="zk-ensemble") as pool:
         futures = [pool.submit(probe_server, h, p, timeout, urls.get(f"{h}:{p}")) for h, p in servers]
         return [f.result() for f in futures]

@@ -12,7 +12,8 @@ copies NAME from that file (a running sandbox's config, for example). Times, as 
   loop          `for c in c1..cN; do streamctl --context $c check -o json; done` (the cron way)
   parallel      the same single checks started at once (`&` ... `wait`): a process per context
 cold: the first run (a fresh state dir: no lag history); warm: median of --runs after it.
-Target: all-contexts over 6 contexts within 1.5x of over 1 (warm).
+Target: all-contexts over 6 contexts within 1.5x of over 1 (warm). The floor (bench/fleet_floor.py):
+check's reads alone for the fewest and the most contexts, whether the target is reachable here.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ import time
 from pathlib import Path
 
 import yaml
+
+from bench import fleet_floor
+from streamctl.backends.kafka.client import KafkaError
+from streamctl.errors import StreamctlError
 
 STREAMCTL = str(Path(sys.executable).with_name("streamctl"))
 TARGET = 1.5
@@ -89,6 +94,11 @@ def main() -> None:
             print(f"one cluster under 1..{max(sizes)} context names (copies of '{args.context}' from "
                   f"{config_path}); {os.cpu_count()} cores; cold = first run, warm = median of {args.runs}")
             results = {size: measure(context, size, args.runs, args.timeout, workdir) for size in sizes}
+            try:
+                floors: dict[int, float] | str = fleet_floor.measure(workdir / f"fleet-{max(sizes)}.yaml",
+                                                                     [min(sizes), max(sizes)], args.runs)
+            except (StreamctlError, KafkaError, OSError) as exc:  # the timings above still print
+                floors = str(exc)
         finally:
             if sandbox is not None:
                 sandbox.down()
@@ -102,6 +112,19 @@ def main() -> None:
         ratio = results[last]["all-contexts"][index] / results[first]["all-contexts"][index]
         print(f"all-contexts, {label}: {last} contexts take {ratio:.2f}x the time of {first} "
               f"(target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'})")
+    if isinstance(floors, dict):
+        print_floor(floors, first, last, results[first]["all-contexts"][1])
+    else:
+        print(f"floor not measured: {floors}")
+
+
+def print_floor(floors: dict[int, float], first: int, last: int, check_first: float) -> None:
+    """The floor (bench/fleet_floor.py): whether the target is reachable on this machine at all."""
+    extra, allowed = floors[last] - floors[first], (TARGET - 1) * check_first
+    print(f"floor, check's reads alone in one warm process: {first} context(s) {floors[first]:.2f} s, "
+          f"{last} {floors[last]:.2f} s: the {last - first} more cost {extra:.2f} s here; "
+          f"the target allows {allowed:.2f} s over the {first}-context check "
+          f"({'reachable' if extra <= allowed else 'out of reach on this machine'})")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 
@@ -27,9 +28,10 @@ def configured(ctx) -> bool:
 
 
 def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float | None = None,
-            kafka_backend=None, record_history: bool = True, **_options):
+            kafka_backend=None, record_history: bool = True, kafka_snapshot: Future | None = None, **_options):
     """`kafka_backend`: a long-lived client to reuse (the dashboard's) instead of a new one.
-    `record_history`: False judges the groups from the history without adding this sample."""
+    `record_history`: False judges the groups from the history without adding this sample.
+    `kafka_snapshot`: given the snapshot read (None when none was) for the other collectors."""
     filters = Filters.from_context(ctx)
     # A new client lives in a forked child, which a librdkafka crash ends instead of check.
     backend = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
@@ -46,8 +48,8 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
         # The rules judge offsets and lag, never members: the groups are listed, not described.
         # `access`: the ACLs and brokers' security configs, for the access rules; only on a
         # secured connection (a PLAINTEXT client is ANONYMOUS to an authorizer: nothing to judge).
-        snap, statuses = joined(history, deadline=deadline, group_filter=filters.group, group_members=False,
-                                access=secured(ctx))
+        snap, statuses = _shared(kafka_snapshot, joined, history, deadline=deadline, group_filter=filters.group,
+                                 group_members=False, access=secured(ctx))
     except KafkaClientCrashed as exc:  # not read, which says nothing about the cluster
         raise NotEvaluated(str(exc)) from None
     except KafkaError as exc:
@@ -67,6 +69,17 @@ def collect(ctx, deadline_at: float, lag_store: Path | None = None, now: float |
         findings += _silent_findings(snap, deadline_at)
     metrics.append(Metric("kafka_up", 1, "1 when the cluster answered", min=0, max=1))
     return findings, metrics, rules_not_evaluated
+
+
+def _shared(kafka_snapshot: Future | None, read, *args, **kwargs):
+    """read(*args, **kwargs), its snapshot (or None, if it failed) handed to `kafka_snapshot`."""
+    snap = None
+    try:
+        snap, statuses = read(*args, **kwargs)
+        return snap, statuses
+    finally:
+        if kafka_snapshot is not None:
+            kafka_snapshot.set_result(snap)
 
 
 def secured(ctx) -> bool:

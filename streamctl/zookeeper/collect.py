@@ -20,22 +20,33 @@ def configured(ctx) -> bool:
     return ctx.zookeeper is not None
 
 
-def collect(ctx, deadline_at: float, kafka_backend=None, **_options):
+def collect(ctx, deadline_at: float, kafka_backend=None, kafka_snapshot: concurrent.futures.Future | None = None,
+            **_options):
     """`kafka_backend`: a long-lived Kafka client to reuse (the dashboard's client process);
-    without one, the cross-check's metadata read runs in a forked child, as check's reads do."""
+    without one, the cross-check's metadata read runs in a forked child, as check's reads do.
+    `kafka_snapshot`: the Kafka collector's snapshot, being read; compared instead of a read
+    of our own when it comes complete."""
     from streamctl.backends.zookeeper_ensemble import probe_ensemble  # kazoo: only when configured
 
     settings = ctx.zookeeper
-    servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
-    findings, metrics = ensemble_health(servers, ctx.thresholds)
-    if not any(s.serving for s in servers):
-        return findings, metrics
-    if deadline_at - time.monotonic() < MIN_CROSSCHECK_TIME:
-        findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
-                                "no time left for the Kafka cross-check"))
-        return findings, metrics
-    more, more_metrics = _kafka_crosscheck(ctx, deadline_at, kafka_backend)
-    return findings + more, metrics + more_metrics
+    # The cross-check's Kafka metadata (the Kafka collector's snapshot, else a read of our own)
+    # is awaited beside the ensemble probe, not after it: on a fleet (check --all-contexts) that
+    # wait was the end of every context's run.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck")
+    try:
+        metadata = read_metadata(pool, ctx, deadline_at, kafka_backend, kafka_snapshot)
+        servers = probe_ensemble(settings.hosts, _left(settings.timeout, deadline_at), settings.admin_url)
+        findings, metrics = ensemble_health(servers, ctx.thresholds)
+        if not any(s.serving for s in servers):
+            return findings, metrics
+        if deadline_at - time.monotonic() < MIN_CROSSCHECK_TIME:
+            findings.append(Finding(Severity.UNKNOWN, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                                    "no time left for the Kafka cross-check"))
+            return findings, metrics
+        more, more_metrics = _kafka_crosscheck(ctx, deadline_at, kafka_backend, pool, metadata)
+        return findings + more, metrics + more_metrics
+    finally:
+        pool.shutdown(wait=False)  # a metadata read still going is bounded by its own deadline
 
 
 def _left(per_call: float, deadline_at: float) -> float:
@@ -45,7 +56,8 @@ def _left(per_call: float, deadline_at: float) -> float:
     return min(per_call, left)
 
 
-def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Finding], list[Metric]]:
+def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend, pool: concurrent.futures.Executor,
+                      first_metadata: concurrent.futures.Future) -> tuple[list[Finding], list[Metric]]:
     from streamctl.backends.zookeeper import ZooKeeperBackend, ZooKeeperError
     from streamctl.zookeeper.kafka_znodes import KafkaZooKeeper
 
@@ -55,13 +67,13 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
         kafka_zk = KafkaZooKeeper(zk, settings.chroot)
         if not kafka_zk.is_kafka():
             return [], []
-        first = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
+        first = _compare(kafka_zk, deadline_at, first_metadata)
         if all(f.severity is Severity.OK for f in first[0]):
             return first
         if deadline_at - time.monotonic() < CONFIRM_PAUSE + MIN_CROSSCHECK_TIME:
             return first
         time.sleep(CONFIRM_PAUSE)  # a disagreement counts only if it is still there
-        second = _compare(ctx, kafka_zk, deadline_at, kafka_backend)
+        second = _compare(kafka_zk, deadline_at, read_metadata(pool, ctx, deadline_at, kafka_backend))
         lasting = {f.code for f in first[0]}
         return [f for f in second[0] if f.severity is Severity.OK or f.code in lasting], second[1]
     except ZooKeeperError as exc:
@@ -73,21 +85,35 @@ def _kafka_crosscheck(ctx, deadline_at: float, kafka_backend) -> tuple[list[Find
         zk.close()
 
 
-def _compare(ctx, kafka_zk, deadline_at: float, kafka_backend):
-    """One cross-check; unreadable Kafka metadata is the Kafka component's finding, not ours."""
-    from streamctl.backends.kafka.client import Deadline, KafkaError
+def read_metadata(pool: concurrent.futures.Executor, ctx, deadline_at: float, kafka_backend,
+                   shared: concurrent.futures.Future | None = None) -> concurrent.futures.Future:
+    """Kafka's metadata, in `pool` from now on: the `shared` snapshot when it comes complete
+    (no errors: its broker mode was read too), else a read of our own."""
+    from streamctl.backends.kafka.client import Deadline
     from streamctl.backends.kafka.isolated import isolated_backend
 
-    kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
-    deadline = Deadline(ctx.kafka.timeout, deadline_at - time.monotonic())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="zk-crosscheck") as pool:
-        metadata = pool.submit(kafka.metadata, deadline=deadline)
-        view = kafka_zk.view()
-        try:
-            snap = metadata.result(timeout=max(0.1, deadline_at - time.monotonic()))
-        except (KafkaError, concurrent.futures.TimeoutError) as exc:
-            return [Finding(Severity.OK, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
-                            f"Kafka cross-check skipped: metadata unreadable ({exc or 'timed out'})")], []
+    def read():
+        if shared is not None:
+            snap = shared.result(timeout=max(0.1, deadline_at - time.monotonic()))
+            if snap is not None and not snap.errors:
+                return snap
+        kafka = kafka_backend or isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+        return kafka.metadata(deadline=Deadline(ctx.kafka.timeout, deadline_at - time.monotonic()))
+
+    return pool.submit(read)
+
+
+def _compare(kafka_zk, deadline_at: float, metadata: concurrent.futures.Future):
+    """One cross-check of ZooKeeper's view, read now, against `metadata` (being read meanwhile);
+    unreadable Kafka metadata is the Kafka component's finding, not ours."""
+    from streamctl.backends.kafka.client import KafkaError
+
+    view = kafka_zk.view()
+    try:
+        snap = metadata.result(timeout=max(0.1, deadline_at - time.monotonic()))
+    except (KafkaError, concurrent.futures.TimeoutError) as exc:
+        return [Finding(Severity.OK, COMPONENT, "kafka", "ZK_KAFKA_NOT_CHECKED",
+                        f"Kafka cross-check skipped: metadata unreadable ({exc or 'timed out'})")], []
     if snap.kraft:
         return [], []
     return kafka_crosscheck(view, snap)
