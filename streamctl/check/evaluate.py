@@ -83,9 +83,14 @@ def evaluate(ctx: Context, components: list[str], timeout: float, **options: Any
             results[name] = NotEvaluated(str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug or an unexpected client error: UNKNOWN, the traceback kept
             results[name] = NotEvaluated(internal_error(f"the {name} collector", ctx.name, exc))
+        finally:
+            shared = options.get("kafka_snapshot")
+            if name == "kafka" and shared is not None and not shared.done():
+                shared.set_result(None)  # failed before its read: the others read their own
 
     unconfigured = {name: why for name in components if (why := unconfigured_reason(ctx, name))}
-    if "kafka" in components and len(components) > 1 and "kafka_snapshot" not in options:
+    if ("kafka" in components and "kafka" not in unconfigured and len(components) > 1
+            and "kafka_snapshot" not in options):
         # The Kafka collector hands its snapshot on (the ZooKeeper cross-check compares it):
         # one Kafka client read a context, not two (in check, a forked child each)
         options = {**options, "kafka_snapshot": concurrent.futures.Future()}
