@@ -51,7 +51,7 @@ def jobs(sandbox, tmp_path_factory):
         for name, extra in JOB_ARGS.items():
             topics = unique(f"{name}-in"), unique(f"{name}-out")
             for topic in topics:
-                create_topic_once_settled(sandbox, topic, 1, 1)
+                create_topic_once_settled(sandbox, topic, 1, 3)  # as the demo topics: a stopped broker loses none
             root = tmp / name / "jobs"  # the spec's name is the shipped job's: one folder per job
             spec = launcher.new_spec(
                 SANDBOX_JOB, sandbox.bootstrap_servers, checkpoint_dir=tmp / name / "checkpoint",
