@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from streamctl.dashboard.source import DashboardSource
 from streamctl.errors import StreamctlError
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import eta_text
@@ -123,7 +124,7 @@ def _detail(view) -> JobDetail:
     return JobDetail(summary, offsets, problems)
 
 
-def state_summary(source, view: JobView) -> StateSummary:
+def state_summary(source: DashboardSource, view: JobView) -> StateSummary:
     """The State pane of `view`'s job: its checkpoint's state stores read once (blocking: call it
     from a worker) and the progress events its view already holds, as of when it was observed."""
     try:

@@ -12,6 +12,7 @@ from streamctl.backends.spark import read_progress_tail
 from streamctl.backends.spark_state import read_state
 from streamctl.model.spark import ProgressTail
 from streamctl.pipeline.derive import derive
+from streamctl.pipeline.render import as_dict
 from streamctl.spark.state import epoch_seconds
 from streamctl.spark.state_summary import DROPPED_BATCHES, event_time_lag, summarize
 from streamctl.thresholds import Thresholds
@@ -82,3 +83,6 @@ def test_the_pipeline_names_the_jobs_event_time_lag_on_its_hop():
     job_hops = [h for h in pipeline.hops if h.reader is not None and h.reader.id == JOB_HOP_READER]
     assert job_hops and all(h.event_time_lag_seconds == expected for h in job_hops)
     assert all(h.event_time_lag_seconds is None for h in pipeline.hops if h not in job_hops)
+    named = {h["name"]: h["event_time_lag_seconds"] for h in as_dict(pipeline)["hops"]}
+    assert named.pop("weblogs -> weblog-stats via job weblog-stats") == round(expected, 1)
+    assert set(named.values()) == {None}
