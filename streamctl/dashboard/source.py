@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from streamctl.model.records import Record
     from streamctl.model.spark import JobView
     from streamctl.model.spark_cluster import SparkCluster
+    from streamctl.model.spark_state import CheckpointState
     from streamctl.model.streams import StreamsApp
     from streamctl.model.zookeeper import Subscription, ZAcl, ZNode, ZStat
     from streamctl.pipeline.collect import Reading
@@ -103,6 +104,8 @@ class DashboardSource(Protocol):
     def spark_cluster(self) -> SparkCluster | None: ...  # the standalone Master's, None when none is configured
 
     def spark_jobs(self, cluster: SparkCluster | None = None) -> list[JobView]: ...
+
+    def spark_job_state(self, view: JobView) -> CheckpointState: ...  # its checkpoint's state stores
 
     def connect_cluster(self) -> ConnectCluster | None: ...  # None when not configured
 
@@ -310,6 +313,13 @@ class Dashboard:
             return []
         with ThreadPoolExecutor(max_workers=min(8, len(items)), thread_name_prefix="spark-job") as pool:
             return list(pool.map(lambda item: spark_jobs.observe(item, self.ctx, cluster=cluster), items))
+
+    def spark_job_state(self, view: JobView) -> CheckpointState:
+        """The state stores of one job's checkpoint, from its files (`jobs state`'s reading: one
+        listing per folder); CheckpointError when the checkpoint is unusable."""
+        from streamctl.spark import jobs as spark_jobs
+
+        return spark_jobs.read_job_state(self.ctx, view.name, view.checkpoint_dir, self.ctx.kafka.timeout)
 
     # ---- Flume ------------------------------------------------------------------------------
 

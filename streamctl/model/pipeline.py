@@ -48,6 +48,7 @@ class Hop:
     eta_seconds: float | None = None  # to drain the backlog: 0 drained, NEVER, None unknown
     severity: Severity = Severity.OK
     note: str = ""
+    event_time_lag_seconds: float | None = None  # a stateful job's: now minus its watermark
 
     @property
     def source(self) -> str:

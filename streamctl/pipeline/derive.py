@@ -4,7 +4,8 @@ Writers into topics: Flume agents' Kafka sinks (their definitions), Connect sour
 Spark jobs', Streams apps' and consumer groups' declared outputs, producers the context names,
 and an "external" writer for a topic nothing known writes but whose log end grew.
 Readers: Streams apps, Connect sink connectors, Spark jobs (their checkpoints' sources) and the
-remaining consumer groups.
+remaining consumer groups. A job whose progress events carry a watermark (a stateful one) adds its
+event-time lag to the hops it reads: when the job observed minus the newest event's watermark.
 
 Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
 it, the reader's committed-offset growth (a Spark job: its checkpoint's committed offsets, 0
@@ -34,6 +35,7 @@ from streamctl.kafka.streams.apps import find_apps
 from streamctl.model.health import Severity
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.pipeline import NEVER, Hop, Node, PipelineMap
+from streamctl.spark.state_summary import event_time_lag
 
 SLOWER_FACTOR = 0.5  # an out rate below (1 - this) x the in rate is falling behind
 # Reader states that mean nothing reads (a group without members, a job or app not running).
@@ -66,9 +68,9 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     hops: list[Hop] = []
     readers_of_groups: set[str] = set()
 
-    def reads(reader: Node, topic: str, backlog, rate_out, lag_seconds=None, arrived=None) -> None:
-        hops.append(_judged(Hop(None, reader, topic, rates_in.get(topic), rate_out, backlog, lag_seconds),
-                            thresholds, arrived))
+    def reads(reader: Node, topic: str, backlog, rate_out, lag_seconds=None, arrived=None, event_lag=None) -> None:
+        hops.append(_judged(Hop(None, reader, topic, rates_in.get(topic), rate_out, backlog, lag_seconds,
+                                event_time_lag_seconds=event_lag), thresholds, arrived))
 
     def writes(writer: Node, topic: str) -> None:
         if topic in known_topics:
@@ -96,10 +98,11 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         state = _job_state(view)
         node = Node("job", view.name, state)
         moved, arrived = _job_progress(earlier_jobs.get(view.name), view)
+        event_lag = event_time_lag(view.progress, view.observed_at)
         for topic, backlog in _job_backlogs(view).items():
             rate = 0.0 if state in ("stopped", "silent") else (
                 moved[topic] / r.window if topic in moved and r.window > 0 else None)
-            reads(node, topic, backlog, rate, arrived=arrived.get(topic))
+            reads(node, topic, backlog, rate, arrived=arrived.get(topic), event_lag=event_lag)
         for topic in r.job_outputs.get(view.name, []):
             writes(node, topic)
     for group in r.after.groups:

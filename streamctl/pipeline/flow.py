@@ -93,7 +93,8 @@ def _node_text(node: Node) -> Text:
 
 
 def _figures(hop: Hop) -> str:
-    """`12.3/s` into a topic; `backlog 42 · lag 3 s · growing · drains never` out of it."""
+    """`12.3/s` into a topic; `backlog 42 · lag 3 s · growing · event time 20 s behind · drains never`
+    out of it (the event time: a stateful job's watermark against now)."""
     if hop.reader is None:
         return "" if hop.rate_in is None else f"{hop.rate_in:.1f}/s"
     parts = [hop.severity.value] if hop.severity.rank else []
@@ -103,6 +104,8 @@ def _figures(hop: Hop) -> str:
         parts.append(f"lag {hop.lag_seconds:.0f} s")
     if hop.trend != "unknown":
         parts.append(hop.trend)
+    if hop.event_time_lag_seconds is not None:
+        parts.append(f"event time {hop.event_time_lag_seconds:.0f} s behind")
     eta = eta_text(hop.eta_seconds)
     parts.append(eta if eta == "drained" else f"drains {eta}")
     return " · ".join(parts)

@@ -20,7 +20,9 @@ def as_dict(pipeline: PipelineMap) -> dict:
                   "direction": "out" if h.reader else "in", "rate_in": rate(h.rate_in), "rate_out": rate(h.rate_out),
                   "backlog": h.backlog, "lag_seconds": h.lag_seconds,
                   "eta_seconds": None if h.eta_seconds in (None, NEVER) else round(h.eta_seconds, 1),
-                  "eta": eta_text(h.eta_seconds), "trend": h.trend, "severity": h.severity.value, "note": h.note}
+                  "eta": eta_text(h.eta_seconds), "trend": h.trend, "severity": h.severity.value, "note": h.note,
+                  "event_time_lag_seconds": None if h.event_time_lag_seconds is None
+                  else round(h.event_time_lag_seconds, 1)}
                  for h in pipeline.hops],
         "errors": list(pipeline.errors),
     }
@@ -34,10 +36,11 @@ def table(data: dict) -> None:
 
     rows = [[h["name"], h["severity"], figure(h["rate_in"]), figure(h["rate_out"]), h["backlog"],
              figure(h["lag_seconds"]), h["trend"] if h["direction"] == "out" else None,
-             h["eta"] if h["direction"] == "out" else None] for h in data["hops"]]
+             h["eta"] if h["direction"] == "out" else None, figure(h["event_time_lag_seconds"])]
+            for h in data["hops"]]
     simple_table(f"pipeline (rates over {data['window_seconds']:.0f} s)",
-                 ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains"], rows,
-                 right={"in/s", "out/s", "backlog", "lag (s)"})
+                 ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains", "event-time lag (s)"],
+                 rows, right={"in/s", "out/s", "backlog", "lag (s)", "event-time lag (s)"})
     for error in data["errors"]:
         from streamctl.console import out
 

@@ -210,12 +210,12 @@ def jobs_state(session: Session, target: str, webhdfs_url: str | None, hdfs_user
     from streamctl.spark.state import NO_PROGRESS_FILE, state_dict
 
     if item is not None:
-        store = spark_jobs.checkpoint_store(ctx, item.name, item.checkpoint_dir, timeout)
-        location, progress_file = item.checkpoint_dir, item.progress_file
+        state = spark_jobs.read_job_state(ctx, item.name, item.checkpoint_dir, timeout)
+        progress_file = item.progress_file
     else:
         store, location = store_for(target, webhdfs_url, hdfs_user, timeout, s3_endpoint_url)
+        state = read_state(store.path(location) if store else location, store)
         progress_file = None
-    state = read_state(store.path(location) if store else location, store)
     progress = read_progress_tail(progress_file) if progress_file else None
     note = NO_PROGRESS_FILE if progress_file is None else f"no progress events in {progress_file} yet"
     from streamctl.spark.render import state_view

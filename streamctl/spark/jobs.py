@@ -20,6 +20,7 @@ from streamctl.backends.spark_master import MasterUnreachable, app_ui_url
 from streamctl.errors import StreamctlError, UsageError
 from streamctl.model.spark import JobView
 from streamctl.model.spark_cluster import SparkCluster
+from streamctl.model.spark_state import CheckpointState
 from streamctl.spark import launcher
 from streamctl.spark.memory import start_memory
 
@@ -122,6 +123,15 @@ def checkpoint_store(ctx, name: str, location: str, timeout: float):
                          str(job.s3_endpoint_url) if job and job.s3_endpoint_url else None)[0]
     except StreamctlError as exc:  # no WebHDFS address, fsspec or s3fs not installed: the job's own error
         return UnusableStore(str(exc))
+
+
+def read_job_state(ctx, name: str, location: str, timeout: float) -> CheckpointState:
+    """The state stores of job `name`'s checkpoint at `location` (local, WebHDFS or S3), from its
+    files (`jobs state`, the dashboard's State pane). CheckpointError when unusable."""
+    from streamctl.backends.spark_state import read_state
+
+    store = checkpoint_store(ctx, name, location, timeout)
+    return read_state(store.path(location) if store else location, store)
 
 
 def app_name(item: JobEntry, ctx) -> str:

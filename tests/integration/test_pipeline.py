@@ -36,6 +36,11 @@ def test_the_demo_map_reads_from_flume_to_the_connect_sink(sandbox):
             "streams weblog-statuses -> weblog-status-counts"} <= set(hops)
     assert hops["flume weblogs -> weblogs"]["rate_in"] > 0  # the load generator writes ~10 lines/s
     assert hops[JOB_HOP]["severity"] == "OK" and hops[JOB_HOP]["eta"] != "never", json.dumps(hops[JOB_HOP])
+    # The job is stateful (windowed counts with a watermark): its hop names its event-time lag, now
+    # minus the watermark (its 10 s delay, a trigger or two; a loaded machine honestly reports more).
+    event_lag = hops[JOB_HOP]["event_time_lag_seconds"]
+    assert event_lag is not None and 0 < event_lag < 900, json.dumps(hops[JOB_HOP])
+    assert [name for name, hop in hops.items() if hop["event_time_lag_seconds"] is not None] == [JOB_HOP]
     graph = sandbox.cli("pipeline", "--window", "2", "-o", "mermaid")
     assert graph.returncode == 0 and graph.stdout.startswith("flowchart LR")
     flow = sandbox.cli("pipeline", "--window", "2", "-o", "tree")
@@ -45,6 +50,7 @@ def test_the_demo_map_reads_from_flume_to_the_connect_sink(sandbox):
     window = re.fullmatch(r"pipeline \(rates over (\d+) s\)", lines[0])
     assert window and 2 <= int(window[1]) <= 30 and lines[1] == "flume weblogs", flow.stdout
     assert "└── ━▶ weblogs" in lines[2] and any("━▶ job weblog-stats" in line for line in lines[3:]), flow.stdout
+    assert re.search(r"━▶ job weblog-stats .*· event time \d+ s behind ·", flow.stdout), flow.stdout
 
 
 def test_a_stopped_job_never_drains_and_drains_again_once_started(sandbox):

@@ -7,10 +7,12 @@ that state dir (as `streamctl` would on the sandbox's host) and can stop and sta
 from __future__ import annotations
 
 import json
+import re
 import time
+from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from streamctl.backends.spark import CheckpointError, read_checkpoint
 from streamctl.config import load_config
@@ -96,6 +98,46 @@ async def test_jobs_screen_shows_the_running_job_and_its_partitions(sandbox, job
         offsets = rows(app, "#job-offsets")
         assert [(r[0], r[1]) for r in offsets] == [("weblogs", "0"), ("weblogs", "1"), ("weblogs", "2")]
         assert all(r[2].isdigit() and r[3].isdigit() and int(r[3]) >= int(r[2]) for r in offsets), offsets
+
+
+def progress_events(path: str) -> dict[int, dict]:
+    events = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:  # a line the job is still writing
+            continue
+        if event.get("event") == "progress":
+            events[event["batchId"]] = event
+    return events
+
+
+def state_pane(app) -> tuple[re.Match, list[list[str]]] | None:
+    """(the pane's headline matched, its operator rows) once it shows a batch with a watermark."""
+    line = str(app.screen.query_one("#job-state-line", Static).render())
+    headline = re.match(r"state of batch (\d+) · watermark (\S+): \S+ \S+ (behind|ahead of) now", line)
+    operators = rows(app, "#job-state-operators")
+    return (headline, operators) if headline and operators else None
+
+
+async def test_the_state_pane_shows_the_jobs_operator_rows_and_watermark(sandbox, job):
+    progress_file = launcher.load_spec(JOB).progress_file
+    app = app_for(sandbox)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await open_jobs(app, pilot)
+        deadline = time.monotonic() + 120
+        while (shown := state_pane(app)) is None:  # the job's first batches may carry no watermark yet
+            assert time.monotonic() < deadline, str(app.screen.query_one("#job-state-line", Static).render())
+            await pilot.press("r")
+            await settle(app, pilot)  # the refresh, which reads the highlighted job's state
+            await pilot.pause(1.0)
+        headline, operators = shown
+        # The batch the pane shows is in the job's progress file, with the same rows total and watermark.
+        event = progress_events(progress_file)[int(headline[1])]
+        [operator] = operators
+        assert operator[:2] == ["0", "stateStoreSave"], operators
+        assert operator[3] == str(event["stateOperators"][0]["numRowsTotal"]), (operator, event["stateOperators"])
+        assert headline[2] == event["eventTime"]["watermark"]
 
 
 async def test_read_only_dashboard_cannot_stop_or_start_a_job(sandbox, job):

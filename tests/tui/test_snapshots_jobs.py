@@ -12,7 +12,9 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from streamctl.backends.spark import job_lag, observe_job, read_checkpoint
+from streamctl.backends.spark import CheckpointError, job_lag, observe_job, read_checkpoint
+from streamctl.backends.spark_state import read_state
+from streamctl.spark.state import epoch_seconds
 from streamctl.tui.app import StreamctlApp
 from tests.tui.recorded import RecordedSource
 
@@ -30,9 +32,12 @@ def recorded_jobs() -> list:
                 for key, offset in capture["log_end_after"].items()}
     stats = observe_job("weblog-stats", str(checkpoint), progress_file=str(SPARK / "progress.jsonl"),
                         process=(0, 0.0, False), master="local[2]")
+    # The commit's time: the last progress event's, not the fixture file's mtime (a checkout's), so
+    # that the watermark's age is the same on every machine.
+    committed_at = epoch_seconds(stats.progress.samples[-1].timestamp)
     stats = replace(stats, checkpoint_dir="tests/fixtures/spark/checkpoint-weblog-stats",
-                    lags=tuple(job_lag(read_checkpoint(checkpoint), log_ends)),
-                    observed_at=stats.checkpoint.last_commit_at + 42.0)
+                    checkpoint=replace(stats.checkpoint, last_commit_at=committed_at),
+                    lags=tuple(job_lag(read_checkpoint(checkpoint), log_ends)), observed_at=committed_at + 42.0)
     missing = observe_job("clickstream", "/srv/spark/clickstream/checkpoint")
     return [stats, missing]
 
@@ -41,6 +46,12 @@ def recorded_jobs() -> list:
 class RecordedJobsSource(RecordedSource):
     def spark_jobs(self, cluster=None) -> list:
         return recorded_jobs()
+
+    def spark_job_state(self, view):
+        """The captured checkpoint's state stores (the missing job's: its own one-line error)."""
+        if view.name != "weblog-stats":
+            raise CheckpointError(f"{view.checkpoint_dir}: no such checkpoint directory")
+        return read_state(str(SPARK / "checkpoint-weblog-stats"))
 
 
 def app(**kwargs) -> StreamctlApp:
@@ -84,3 +95,29 @@ async def test_highlighting_a_job_shows_its_partitions_and_problems():
             ["weblogs", "2", "959", "1010", "51"],
         ]
         assert str(problems.render()) == "no checkpoint problems"
+
+
+async def test_the_state_pane_shows_the_highlighted_jobs_operators_or_one_line():
+    dashboard = app()
+    async with dashboard.run_test(size=(120, 40)) as pilot:
+        await pilot.press("7")
+        await settle(pilot)
+        await settle(pilot)  # the State pane's own worker, for the job highlighted first
+        line = dashboard.screen.query_one("#job-state-line", Static)
+        operators = dashboard.screen.query_one("#job-state-operators", DataTable)
+        assert str(line.render()).startswith("state unread: ") and not operators.display  # clickstream
+        await pilot.press("down")
+        await settle(pilot)
+        await settle(pilot)
+        last = [json.loads(line) for line in (SPARK / "progress.jsonl").read_text().splitlines()
+                if '"progress"' in line][-1]
+        [op] = [[str(c) for c in operators.get_row_at(i)] for i in range(operators.row_count)]
+        # the checkpoint's operator 0 and its store, with the last progress event's figures
+        assert op[:6] == ["0", "stateStoreSave", "default", str(last["stateOperators"][0]["numRowsTotal"]),
+                          "0", "32"]
+        assert op[7].endswith(" 37") and op[8] == "33"  # dropped in the last batch; every delta replayed
+        # observed 42 s after its batch of 00:10:35, the job's watermark (00:15:35: the capture closed its
+        # window with a later event) is ahead of the clock and of the batch's newest event (00:10:31)
+        assert str(line.render()).startswith(f"state of batch {last['batchId']} · watermark "
+                                             f"{last['eventTime']['watermark']}: 4 min ahead of now, "
+                                             "5 min ahead of the newest event"), str(line.render())

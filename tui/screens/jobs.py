@@ -1,26 +1,32 @@
 """Spark jobs: the standalone cluster's Master, workers and applications (when configured);
 state, last committed batch, commit age, rates, lag and when it drains per job; for the
-highlighted job, its checkpoint's offsets against Kafka's log end per partition and any
-checkpoint problems. `g` / `x` start / stop the highlighted job (plan first, then confirm)."""
+highlighted job, its checkpoint's offsets against Kafka's log end per partition, any checkpoint
+problems, and its State pane (stateful operators, watermark: read for that job only, in the
+worker). `g` / `x` start / stop the highlighted job (plan first, then confirm)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
+from streamctl.dashboard.source import DashboardSource
+from streamctl.errors import StreamctlError
 from streamctl.model.health import Severity
 from streamctl.model.pipeline import eta_text
+from streamctl.model.spark import JobView
 from streamctl.pipeline.estimate import DrainEstimator
+from streamctl.spark.state_summary import StateSummary, summarize
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.screens.groups import DRAIN_STYLE
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.filter_table import FilterTable
 from streamctl.tui.widgets.literal_table import LiteralTable
+from streamctl.tui.widgets.state_pane import StatePane
 
 COLUMNS = ["job", "state", "committed batch", "commit age", "in rows/s", "done rows/s", "batch ms", "lag", "drains"]
 STATE_STYLE = {"running": "green", "stopped": "bold red", "unknown": "dim"}
@@ -118,6 +124,16 @@ def _detail(view) -> JobDetail:
     return JobDetail(summary, offsets, problems)
 
 
+def state_summary(source: DashboardSource, view: JobView) -> StateSummary:
+    """The State pane of `view`'s job: its checkpoint's state stores read once (blocking: call it
+    from a worker) and the progress events its view already holds, as of when it was observed."""
+    try:
+        state, error = source.spark_job_state(view), None
+    except StreamctlError as exc:
+        state, error = None, f"state unread: {exc}"
+    return summarize(view.name, state, view.progress, view.observed_at, error)
+
+
 class JobsScreen(DataScreen):
     heading = "Spark jobs"
     BINDINGS = [
@@ -129,6 +145,9 @@ class JobsScreen(DataScreen):
         super().__init__()
         self.details: dict[str, JobDetail] = {}
         self.drains: DrainEstimator | None = None  # made on the first refresh, with the context's thresholds
+        self.views: dict[str, JobView] = {}
+        self.selected_job: str | None = None  # set on the event loop, read by the workers
+        self.state: StateSummary | None = None  # the selected job's State pane
 
     def compose_body(self) -> ComposeResult:
         cluster = Static(id="spark-cluster")
@@ -139,6 +158,7 @@ class JobsScreen(DataScreen):
         offsets = LiteralTable(id="job-offsets", cursor_type="row", zebra_stripes=True)
         offsets.border_title = "Checkpoint vs log end"
         yield offsets
+        yield StatePane(id="job-state")
         yield Static(id="job-problems")
 
     def on_mount(self) -> None:
@@ -148,10 +168,13 @@ class JobsScreen(DataScreen):
     def fetch(self):
         cluster = self.source.spark_cluster()
         views = self.source.spark_jobs(cluster)
-        return [(_row(v), _position(v)) for v in views], {v.name: _detail(v) for v in views}, cluster
+        selected = next((v for v in views if v.name == self.selected_job), None)
+        state = state_summary(self.source, selected) if selected is not None else None
+        return [(_row(v), _position(v)) for v in views], {v.name: _detail(v) for v in views}, cluster, views, state
 
     def show(self, data) -> None:
-        measured, self.details, cluster = data
+        measured, self.details, cluster, views, self.state = data
+        self.views = {v.name: v for v in views}
         line = self.query_one("#spark-cluster", Static)
         line.display = cluster is not None
         if cluster is not None:
@@ -178,6 +201,7 @@ class JobsScreen(DataScreen):
         offsets = self.query_one("#job-offsets", DataTable)
         problems = self.query_one("#job-problems", Static)
         offsets.clear()
+        self._show_state(name)
         if detail is None:
             summary.update("no Spark jobs: none in the context, none launched here" if not self.details else "")
             problems.set_class(False, "-problems")
@@ -188,6 +212,28 @@ class JobsScreen(DataScreen):
             offsets.add_row(*row)
         problems.set_class(bool(detail.problems), "-problems")
         problems.update(Text("\n".join(detail.problems) or "no checkpoint problems"))
+
+    # ---- the State pane: read for the highlighted job only ------------------------------------
+
+    def _show_state(self, name: str | None) -> None:
+        self.selected_job = name
+        pane = self.query_one(StatePane)
+        pane.display = name is not None
+        if self.state is not None and self.state.job == name:
+            pane.show(self.state)
+        elif name is not None and name in self.views:
+            pane.show(None, "reading its state stores…")
+            self._fetch_state(self.views[name])
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="state")
+    def _fetch_state(self, view: JobView) -> None:
+        self.post_message(StatePane.Loaded(state_summary(self.source, view)))
+
+    @on(StatePane.Loaded)
+    def _state_loaded(self, message: StatePane.Loaded) -> None:
+        if message.summary.job == self.selected_job:
+            self.state = message.summary
+            self.query_one(StatePane).show(message.summary)
 
     # ---- operations ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The pipeline map: every hop from source to sink (writers into topics, readers out of them)
-with its health, rates, backlog, lag and when it drains; rates over the last minute of
-refreshes. Enter opens the screen of the hop's reader (or writer)."""
+with its health, rates, backlog, lag, when it drains and a stateful job's event-time lag (now minus
+its watermark); rates over the last minute of refreshes. Enter opens the screen of the hop's reader (or writer)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from streamctl.pipeline.health import hop_name
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.filter_table import FilterTable
 
-COLUMNS = ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains"]
+COLUMNS = ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains", "event-time lag (s)"]
 HEALTH_STYLE = {"OK": "green", "WARN": "yellow", "CRIT": "bold red", "UNKNOWN": "magenta"}
 
 
@@ -30,10 +30,11 @@ def _row(pipeline, order: int, hop):
              _rate(hop.rate_in), _rate(hop.rate_out) if reading else "",
              "-" if hop.backlog is None else str(hop.backlog),
              "-" if hop.lag_seconds is None else f"{hop.lag_seconds:.0f}",
-             hop.trend if reading else "", eta_text(hop.eta_seconds) if reading else ""]
+             hop.trend if reading else "", eta_text(hop.eta_seconds) if reading else "",
+             "" if hop.event_time_lag_seconds is None else f"{hop.event_time_lag_seconds:.0f}"]
     key = f"{SCREENS[node.kind]}|{order}"
     return key, cells, [order, hop.severity.rank, hop.rate_in, hop.rate_out, hop.backlog, hop.lag_seconds,
-                        hop.trend, -1 if hop.eta_seconds is None else hop.eta_seconds]
+                        hop.trend, -1 if hop.eta_seconds is None else hop.eta_seconds, hop.event_time_lag_seconds]
 
 
 class PipelineScreen(DataScreen):
