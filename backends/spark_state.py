@@ -81,7 +81,7 @@ def _operator_metadata(store, folder: str, where: str, present: bool,
     """(operator name, store names, partitions) from `_metadata/metadata`, or what is missing."""
     path = f"{where}/_metadata/metadata"
     if not present:
-        problems.append(f"{where}: no operator metadata ({path}; written by Spark 3.5 and later)")
+        problems.append(f"{where}: no operator metadata ({path}; Spark 4 writes it, Spark 3.5 does not)")
         return None, (), None
     try:
         raw = store.read_bytes(f"{folder}/_metadata/metadata")

@@ -140,3 +140,33 @@ ROWS_CASES = [
 @pytest.mark.parametrize("case", ROWS_CASES, ids=ids(ROWS_CASES))
 def test_state_rows_refused_from_the_files(case, tmp_path):
     run_case(case, Workspace(tmp_path))
+
+
+# A real Spark 3.5 checkpoint (tests/fixtures/capture_spark35_checkpoint.py): the same state files as
+# Spark 4's and no operator metadata, said in one problem line; --rows refusals as for Spark 4's.
+SPARK35_CHECKPOINT = repo.FIXTURES / "spark" / "checkpoint-spark35"
+SPARK35_FILES = {f"cp/{p.relative_to(SPARK35_CHECKPOINT)}": p.read_bytes()
+                 for p in SPARK35_CHECKPOINT.rglob("*") if p.is_file()}
+SPARK35_NO_METADATA = "state/0: no operator metadata (state/0/_metadata/metadata; Spark 4 writes it, Spark 3.5 does not)"
+
+
+def _spark35_state(result, _workspace):
+    data = json_out(result)
+    assert data["problems"] == [SPARK35_NO_METADATA] and data["state_batch"] == data["latest_committed"] == 4
+    [op] = data["operators"]
+    assert (op["operator_name"], op["partitions"], op["latest_version"]) == (None, [0, 1], 5)
+
+
+SPARK35_CASES = [
+    Case("spark 3.5 state", ("jobs", "state", "{ws}/cp", "-o", "json"), code=0, stdout=None,
+         check=_spark35_state, files=SPARK35_FILES),
+    Case("spark 3.5 rows of a batch not committed", ("jobs", "state", "{ws}/cp", "--rows", "--batch", "9"),
+         "batch 9 is not committed (the last committed batch is 4)", files=SPARK35_FILES),
+    Case("spark 3.5 rows of an unknown operator", ("jobs", "state", "{ws}/cp", "--rows", "--operator", "1"),
+         "{ws}/cp: no stateful operator 1 (operators: 0)", files=SPARK35_FILES),
+]
+
+
+@pytest.mark.parametrize("case", SPARK35_CASES, ids=ids(SPARK35_CASES))
+def test_spark35_checkpoint(case, tmp_path):
+    run_case(case, Workspace(tmp_path))

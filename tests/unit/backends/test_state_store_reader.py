@@ -86,7 +86,7 @@ def test_an_operator_without_metadata_keeps_what_its_files_say(copy):
     state = read_state(str(copy))
     [op] = state.operators
     assert op.operator_name is None and op.store_names == ("default",) and op.partitions == (0, 1)
-    expected = "state/0: no operator metadata (state/0/_metadata/metadata; written by Spark 3.5 and later)"
+    expected = "state/0: no operator metadata (state/0/_metadata/metadata; Spark 4 writes it, Spark 3.5 does not)"
     assert state.problems == (expected,)
 
 
