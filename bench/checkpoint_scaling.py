@@ -34,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from streamctl.backends.spark import read_checkpoint
@@ -113,31 +115,39 @@ def local(runs: int) -> tuple[str, dict]:
         return "local folders", measure_all(small, large, runs, time_in_process)
 
 
-def hdfs(runs: int) -> tuple[str, dict]:
-    from streamctl.backends.checkpoint_store import WebHdfsStore
+@contextmanager
+def hdfs_sandbox(tmp: Path) -> Iterator[tuple[str, str]]:
+    """A real HDFS in `tmp` (the --distributed sandbox's NameNode and DataNode, with ZooKeeper
+    and one broker, the fewest roles `up` starts them with), stopped at the end whatever happens:
+    yields (WebHDFS URL http://host:port, user)."""
     from streamctl.demo.hdfs import ROLE
     from streamctl.sandbox.stack import Sandbox
 
-    with tempfile.TemporaryDirectory(prefix="checkpoint-bench-") as tmp:
-        sandbox = Sandbox(root=Path(tmp) / "sandbox", config_path=Path(tmp) / "config.yaml",
-                          report=lambda line: print(f"  {line}", file=sys.stderr))
+    sandbox = Sandbox(root=tmp / "sandbox", config_path=tmp / "config.yaml",
+                      report=lambda line: print(f"  {line}", file=sys.stderr))
+    try:
         state, _ = sandbox.up(brokers=1, addon_roles=(ROLE,), distributed=True)
-        try:
-            webhdfs = state.extras["hdfs"]["webhdfs_url"]
-            def store():
-                return WebHdfsStore(webhdfs, state.extras["hdfs"]["user"], timeout=10.0)
-            for name, batches, keep in (("ten", 10, None), ("ten-thousand", 10_000, 100)):
-                store().fs.put(str(generate(Path(tmp) / name, batches, keep)), f"/bench/{name}", recursive=True)
-                reader = store()
-                status = read_checkpoint(f"/bench/{name}", reader)
-                assert status.latest_committed == batches - 1 and not status.problems, status
-                print(f"  {name}: {reader.calls} WebHDFS calls per read", file=sys.stderr)
-            url = "webhdfs://" + webhdfs.removeprefix("http://")
-            results = measure_all(f"{url}/bench/ten", f"{url}/bench/ten-thousand", runs,
-                                  lambda path, n: time_in_process(path.split(url, 1)[-1], n, calls=20,
-                                                                  store_factory=store))
-        finally:
-            sandbox.down()
+        yield state.extras["hdfs"]["webhdfs_url"], state.extras["hdfs"]["user"]
+    finally:
+        sandbox.down()
+
+
+def hdfs(runs: int) -> tuple[str, dict]:
+    from streamctl.backends.checkpoint_store import WebHdfsStore
+
+    with tempfile.TemporaryDirectory(prefix="checkpoint-bench-") as tmp, hdfs_sandbox(Path(tmp)) as (webhdfs, user):
+        def store():
+            return WebHdfsStore(webhdfs, user, timeout=10.0)
+        for name, batches, keep in (("ten", 10, None), ("ten-thousand", 10_000, 100)):
+            store().fs.put(str(generate(Path(tmp) / name, batches, keep)), f"/bench/{name}", recursive=True)
+            reader = store()
+            status = read_checkpoint(f"/bench/{name}", reader)
+            assert status.latest_committed == batches - 1 and not status.problems, status
+            print(f"  {name}: {reader.calls} WebHDFS calls per read", file=sys.stderr)
+        url = "webhdfs://" + webhdfs.removeprefix("http://")
+        results = measure_all(f"{url}/bench/ten", f"{url}/bench/ten-thousand", runs,
+                              lambda path, n: time_in_process(path.split(url, 1)[-1], n, calls=20,
+                                                              store_factory=store))
     return "HDFS over WebHDFS (10,000 batches: the last 100 kept)", results
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: `jobs state` on a checkpoint with 2 shuffle partitions (the baseline) vs 200.
 
-    .venv/bin/python -m bench.state_scaling [--runs 15]
+    .venv/bin/python -m bench.state_scaling [--runs 15] [--webhdfs]
 
 Both checkpoints are the real one in tests/fixtures/spark/ (captured from the weblog-stats job,
 2 partitions of 33 deltas each), its state operator given 2 or 200 partitions: each partition
@@ -9,11 +9,19 @@ folder holds copies of the real partition 0's delta files and their .crc files, 
 operator's `_metadata/metadata` says the partition count. State files grow 100-fold; the reader
 lists each folder once and opens no state file.
 
+--webhdfs also starts a real HDFS for the bench only (the --distributed sandbox's NameNode and
+DataNode, with ZooKeeper and one broker, in the temporary folder; stopped at the end), PUTs the
+same two checkpoints there (WebHDFS CREATE, then the bytes to the DataNode it redirects to; 8 at
+a time) and times `streamctl jobs state webhdfs://... -o json` on them. Before any timing, each
+checkpoint's answer over WebHDFS must equal its local answer (operators, partitions, versions,
+file counts and bytes, problems): the bench stops with an error otherwise.
+
 Timed (the two checkpoints alternated run by run; cold: the first run, warm: the median of
 the runs after it, a choice made before any result was seen):
-  cli         `streamctl jobs state DIR -o json` as a whole process: what an operator pays.
-              Target: 200 / 2 partitions <= 3.
-  in-process  backends.spark_state.read_state(DIR) alone, to show the listing's own growth.
+  cli         `streamctl jobs state DIR|URL -o json` as a whole process: what an operator pays.
+              Target: 200 / 2 partitions <= 3, locally and over WebHDFS.
+  in-process  backends.spark_state.read_state(DIR) alone (local only), to show the listing's own
+              growth.
 """
 
 from __future__ import annotations
@@ -23,16 +31,20 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.checkpoint_scaling import time_cli
+from bench.checkpoint_scaling import STREAMCTL, hdfs_sandbox, time_cli
 from streamctl.backends.spark_state import read_state
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "spark" / "checkpoint-weblog-stats"
 TARGET = 3.0
+ANSWER_KEYS = ("stateless", "latest_committed", "state_batch", "operators", "totals", "problems")
 
 
 def generate(target: Path, partitions: int) -> Path:
@@ -51,7 +63,7 @@ def generate(target: Path, partitions: int) -> Path:
     return target
 
 
-def time_state_cli(directory: Path, runs: int) -> float:
+def time_state_cli(directory: Path | str, runs: int) -> float:
     return time_cli(directory, runs, command="state")
 
 
@@ -65,28 +77,97 @@ def time_in_process(directory: Path, runs: int, calls: int = 20) -> float:
     return statistics.median(per_call)
 
 
+def alternated(measure, small, large, runs: int) -> dict[str, tuple[float, float]]:
+    """{cold: (2, 200) of the first run, warm: medians of the runs after it}."""
+    pairs = [(measure(small, 1), measure(large, 1)) for _ in range(runs)]
+    return {"cold": pairs[0], "warm": (statistics.median(p[0] for p in pairs[1:]),
+                                       statistics.median(p[1] for p in pairs[1:]))}
+
+
+def answer(location: Path | str) -> dict:
+    """What `streamctl jobs state LOCATION -o json` says of the state, without the location."""
+    result = subprocess.run([STREAMCTL, "jobs", "state", str(location), "-o", "json"],
+                            capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        raise SystemExit(f"jobs state {location}: exit {result.returncode}: {result.stderr.strip()}")
+    doc = json.loads(result.stdout)
+    return {key: doc[key] for key in ANSWER_KEYS}
+
+
+def put_tree(webhdfs: str, user: str, local: Path, remote: str, workers: int = 8) -> int:
+    """Every file under `local` written to `remote` on HDFS by WebHDFS PUTs: a CREATE to the
+    NameNode, then the bytes to the DataNode it redirects to (fsspec's writer adds an APPEND
+    per file, twice the calls). `workers` files at a time; returns the number of files."""
+    import requests
+
+    session = requests.Session()
+
+    def put(path: Path) -> None:
+        target = f"{remote}/{path.relative_to(local).as_posix()}"
+        created = session.put(f"{webhdfs}/webhdfs/v1{target}", allow_redirects=False, timeout=30,
+                              params={"op": "CREATE", "overwrite": "true", "user.name": user})
+        if created.status_code != 307:
+            raise SystemExit(f"WebHDFS CREATE {target}: HTTP {created.status_code} {created.text[:200]}")
+        session.put(created.headers["Location"], data=path.read_bytes(), timeout=30,
+                    headers={"content-type": "application/octet-stream"}).raise_for_status()
+
+    files = [path for path in local.rglob("*") if path.is_file()]
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(put, files))
+    return len(files)
+
+
+def over_webhdfs(tmp: Path, small: Path, large: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """The cli figures of the two checkpoints copied to a real HDFS and read over WebHDFS."""
+    with hdfs_sandbox(tmp / "hdfs") as (webhdfs, user):
+        url = "webhdfs://" + webhdfs.removeprefix("http://")
+        remote = {}
+        for directory in (small, large):
+            started = time.perf_counter()
+            files = put_tree(webhdfs, user, directory, f"/bench/{directory.name}")
+            print(f"  {directory.name}: {files} files PUT in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+            remote[directory] = f"{url}/bench/{directory.name}"
+            expected, got = answer(directory), answer(remote[directory])
+            if got != expected:
+                raise SystemExit(f"jobs state over WebHDFS differs from the local answer for {directory.name}:\n"
+                                 f"  local:   {expected}\n  webhdfs: {got}")
+        return {f"cli {k}": v for k, v in alternated(time_state_cli, remote[small], remote[large], runs).items()}
+
+
+def print_table(where: str, results: dict[str, tuple[float, float]]) -> None:
+    print(where)
+    print(f"{'measure':<16}{'2':>12}{'200':>12}{'ratio':>8}")
+    for name, (two, many) in results.items():
+        print(f"{name:<16}{two * 1000:>9.2f} ms{many * 1000:>9.2f} ms{many / two:>8.2f}")
+    ratio = results["cli warm"][1] / results["cli warm"][0]
+    print(f"target (cli warm) ratio <= {TARGET:g}: {'met' if ratio <= TARGET else 'NOT met'} ({ratio:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--runs", type=int, default=15, help="at least 2: one cold, the rest warm")
+    parser.add_argument("--webhdfs", action="store_true",
+                        help="Also start a real HDFS for the bench and time the two checkpoints over WebHDFS.")
     args = parser.parse_args()
+    if args.runs < 2:
+        parser.error("--runs must be at least 2: one cold, the rest warm")
+    tables = {}
     with tempfile.TemporaryDirectory(prefix="state-bench-") as tmp:
         small, large = generate(Path(tmp) / "two", 2), generate(Path(tmp) / "two-hundred", 200)
         for directory, partitions in ((small, 2), (large, 200)):
             [operator] = read_state(str(directory)).operators
             assert operator.partitions == tuple(range(partitions)) and operator.num_partitions == partitions
-        results = {}
+        local = {}
         for name, measure in (("cli", time_state_cli), ("in-process", time_in_process)):
-            pairs = [(measure(small, 1), measure(large, 1)) for _ in range(args.runs)]
-            results[f"{name} cold"] = pairs[0]
-            results[f"{name} warm"] = (statistics.median(p[0] for p in pairs[1:]),
-                                       statistics.median(p[1] for p in pairs[1:]))
-    print(f"jobs state on local folders, 2 vs 200 partitions (66 vs 6,600 delta files); cold: run 1, "
+            local |= {f"{name} {k}": v for k, v in alternated(measure, small, large, args.runs).items()}
+        tables["local folders"] = local
+        if args.webhdfs:
+            tables["HDFS over WebHDFS (NameNode and DataNode on this machine)"] = over_webhdfs(
+                Path(tmp), small, large, args.runs)
+    print(f"jobs state, 2 vs 200 partitions (66 vs 6,600 delta files); cold: run 1, "
           f"warm: median of runs 2-{args.runs}; load {os.getloadavg()[0]:.2f}")
-    print(f"{'measure':<16}{'2':>12}{'200':>12}{'ratio':>8}")
-    for name, (two, many) in results.items():
-        print(f"{name:<16}{two * 1000:>9.2f} ms{many * 1000:>9.2f} ms{many / two:>8.2f}")
-    ratio = results["cli warm"][1] / results["cli warm"][0]
-    print(f"target (cli) ratio <= {TARGET:g}: {'met' if ratio <= TARGET else 'MISSED'} ({ratio:.2f})")
+    for where, results in tables.items():
+        print_table(where, results)
 
 
 if __name__ == "__main__":
