@@ -9,7 +9,6 @@ executor of EXECUTOR_MEMORY.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from streamctl.jvm import processes as procs
@@ -63,12 +62,10 @@ def plan(sandbox: Sandbox, state: SandboxState) -> list[Service]:
 
 
 def _daemon_env(home: Path) -> dict[str, str]:
-    from streamctl.jvm.java import java
+    from streamctl.jvm.java import java_home_env
 
-    env = {"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": DAEMON_MEMORY}
-    if "JAVA_HOME" not in os.environ:
-        env["JAVA_HOME"] = str(Path(os.path.realpath(java())).parents[1])
-    return env
+    return {"SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
+            **java_home_env()}
 
 
 def master_url(state: SandboxState) -> str | None:

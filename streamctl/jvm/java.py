@@ -43,6 +43,14 @@ def java() -> str:
     return found
 
 
+def java_home_env() -> dict[str, str]:
+    """JAVA_HOME for a launcher script that needs it (spark-submit, Spark's daemons, PySpark):
+    none when the environment sets it, else the home of the `java` found."""
+    if "JAVA_HOME" in os.environ:
+        return {}
+    return {"JAVA_HOME": str(Path(os.path.realpath(java())).parents[1])}
+
+
 def tool_argv(main_class: str, *args: str, artifact_set: maven.ArtifactSet = maven.KAFKA,
               jars_root: Path | None = None) -> list[str]:
     """The command line a Kafka shell wrapper (kafka-run-class.sh) would run."""

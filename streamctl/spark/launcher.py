@@ -32,6 +32,7 @@ from streamctl.backends.checkpoint_store import is_remote
 from streamctl.errors import ExitCode, StreamctlError, UsageError
 from streamctl.jvm import maven
 from streamctl.jvm import processes as procs
+from streamctl.jvm.java import java_home_env
 
 PYSPARK_PIN = "4.2.0"  # pyproject's `spark` extra pins the same version
 DRIVER_MEMORY = "768m"
@@ -226,10 +227,7 @@ def submit_argv(spec: JobSpec) -> tuple[list[str], dict[str, str]]:
         conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
         env["SPARK_LOCAL_IP"] = "127.0.0.1"
     conf |= spec.conf
-    if "JAVA_HOME" not in os.environ:
-        from streamctl.jvm.java import java
-
-        env["JAVA_HOME"] = str(Path(os.path.realpath(java())).parents[1])
+    env |= java_home_env()
     argv = [str(spark_submit()), "--master", spec.master, "--name", spec.name,
             "--driver-memory", spec.driver_memory]
     for key, value in conf.items():

@@ -112,13 +112,10 @@ def _batch(state: CheckpointState, batch: int | None) -> tuple[int, int]:
 
 
 def _child_env() -> dict[str, str]:
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-           "SPARK_LOCAL_IP": "127.0.0.1"}
-    if "JAVA_HOME" not in os.environ:
-        from streamctl.jvm.java import java
+    from streamctl.jvm.java import java_home_env
 
-        env["JAVA_HOME"] = str(Path(os.path.realpath(java())).parents[1])
-    return env
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": "127.0.0.1", **java_home_env()}
 
 
 def run_reader(args: list[str], timeout: float) -> dict:
