@@ -10,25 +10,10 @@ None when none of them is known: the memory rule then says it was not evaluated,
 
 from __future__ import annotations
 
-import re
-
 from streamctl.model.spark import StartMemory
+from streamctl.spark.settings import memory_bytes
 
-# Spark's JavaUtils.byteStringAsMb: a number, an optional binary unit; no unit means MiB.
-_UNIT = re.compile(r"^\s*(\d+)\s*([kmgtp]?)i?(b?)\s*$", re.IGNORECASE)
-_SHIFT = {"": 20, "k": 10, "m": 20, "g": 30, "t": 40, "p": 50}
 SPARK_DEFAULT_EXECUTOR_MEMORY = "1g"
-
-
-def memory_bytes(text: str) -> int | None:
-    """'768m' -> 805306368, '4g', '512k', '2048' (MiB) as Spark reads them; None if not that shape."""
-    match = _UNIT.match(text)
-    if match is None:
-        return None
-    number, unit, byte_suffix = match.groups()
-    if byte_suffix and not unit:
-        return int(number)  # '100b': bytes
-    return int(number) << _SHIFT[unit.lower()]
 
 
 def start_memory(configured: str | None, spec, app) -> StartMemory | None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from streamctl.settings_types import HttpUrl, Section, SettingsModel, UserPath
 
@@ -26,8 +27,30 @@ def _checkpoint_location(value: Any) -> Any:
     return str(Path(text.removeprefix("file://")).expanduser())
 
 
-# Spark's memory sizes ('768m', '4g', '2048' in MiB), as streamctl/spark/memory.py reads them
-MEMORY_TEXT = r"(?i)^\s*\d+\s*([kmgtp]i?b?|b)?\s*$"
+# Spark's JavaUtils.byteStringAsMb: a number, an optional binary unit; no unit means MiB.
+_UNIT = re.compile(r"^\s*(\d+)\s*([kmgtp]?)i?(b?)\s*$", re.IGNORECASE)
+_SHIFT = {"": 20, "k": 10, "m": 20, "g": 30, "t": 40, "p": 50}
+
+
+def memory_bytes(text: str) -> int | None:
+    """'768m' -> 805306368, '4g', '512k', '2048' (MiB) as Spark reads them; None if not that shape."""
+    match = _UNIT.match(text)
+    if match is None:
+        return None
+    number, unit, byte_suffix = match.groups()
+    if byte_suffix and not unit:
+        return int(number)  # '100b': bytes
+    return int(number) << _SHIFT[unit.lower()]
+
+
+def _memory_size(value: str | None) -> str | None:
+    """Spark's memory sizes ('768m', '4g', '2048' in MiB), kept as written once they read."""
+    if value is not None and memory_bytes(value) is None:
+        raise ValueError(f"{value!r} is not a Spark memory size (like 768m, 4g or 2048 for MiB)")
+    return value
+
+
+MemorySize = Annotated[str | None, AfterValidator(_memory_size)]
 
 CheckpointLocation = Annotated[str, BeforeValidator(_checkpoint_location)]
 
@@ -51,7 +74,7 @@ class SparkJob(SettingsModel):
     """JSON-lines file our StreamingQueryListener writes progress to."""
     outputs: list[str] = Field(default_factory=list)
     """The topics it writes (its checkpoint names only what it reads): edges of `streamctl pipeline`."""
-    executor_memory: str | None = Field(None, pattern=MEMORY_TEXT)
+    executor_memory: MemorySize = None
     """The memory its executors were started with (spark.executor.memory, e.g. '4g'; the driver memory
     for a local[N] master), for the state memory rule; streamctl knows it itself for a job it launched
     and from the standalone Master for one running there."""
