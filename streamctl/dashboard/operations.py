@@ -83,7 +83,7 @@ def reset_offsets(kafka: KafkaProcess, context: str, group: str, specs: list[tup
 
 
 def elect_leaders(kafka: KafkaProcess, context: str) -> OperationRequest:
-    from streamctl.kafka.brokers import leaders as kafka_exec
+    from streamctl.kafka import preferred_leaders as kafka_exec
 
     def run(plan):
         kafka_exec.elect_leaders(kafka, context, plan)

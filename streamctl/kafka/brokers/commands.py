@@ -54,7 +54,7 @@ def elect_leaders(session: Session, topic_names, execute, output):
       streamctl elect-leaders                   # the plan: partitions off their preferred leader
       streamctl elect-leaders --topic weblogs --execute
     """
-    from streamctl.kafka.brokers import leaders
+    from streamctl.kafka import preferred_leaders as leaders
 
     ctx, admin = clients.admin(session, "elect-leaders", execute)
     plan = leaders.plan_elect_leaders(admin.metadata(), topic_names)

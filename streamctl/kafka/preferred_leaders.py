@@ -1,5 +1,6 @@
 """Preferred leader election: the plan (partitions off their preferred leader) and its execution,
-re-read until every partition is led by its preferred replica."""
+re-read until every partition is led by its preferred replica. `elect-leaders` runs it over
+topics, `reassign status` over the partitions a move touched."""
 
 from __future__ import annotations
 
@@ -30,16 +31,22 @@ def elect_leaders(admin, context: str, plan: Plan) -> None:
 
 def plan_elect_leaders(snap, topic_names) -> Plan:
     from streamctl.errors import UsageError
-    from streamctl.ops import Change
 
     for name in topic_names:
         if snap.topic(name) is None:
             raise UsageError(f"no topic {name!r} in the cluster")
+    chosen = [p for p in snap.partitions if not topic_names or p.topic in topic_names]
+    return election_plan(snap, chosen, Plan("elect-leaders", ",".join(topic_names) or "all topics",
+                                             {"topics": list(topic_names)}))
+
+
+def election_plan(snap, partitions, plan: Plan) -> Plan:
+    """`plan` with a change for each of `partitions` (the snapshot's) another replica leads."""
+    from streamctl.ops import Change
+
     live = {b.id for b in snap.brokers}
-    off = [p for p in snap.partitions if (not topic_names or p.topic in topic_names)
-           and p.replicas and p.leader != p.replicas[0]]
-    plan = Plan("elect-leaders", ",".join(topic_names) or "all topics",
-                {"topics": list(topic_names), "partitions": [[p.topic, p.partition] for p in off]})
+    off = [p for p in partitions if p.replicas and p.leader != p.replicas[0]]
+    plan.parameters["partitions"] = [[p.topic, p.partition] for p in off]
     for p in off:
         ok = p.replicas[0] in live and p.replicas[0] in p.isr
         plan.changes.append(Change(f"{p.topic}/{p.partition}", "leader", p.leader, p.replicas[0],
