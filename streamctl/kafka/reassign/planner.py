@@ -1,5 +1,5 @@
-"""Where partitions' replicas go: decommission a broker, change a topic's replication factor,
-rebalance. Pure functions of the layout (no I/O), so the same cluster gives the same plan.
+"""Where partitions' replicas go: decommission a broker, add one, change a topic's replication
+factor, rebalance. Pure functions of the layout (no I/O), so the same cluster gives the same plan.
 
 A broker's load is the bytes its replicas hold on disk (then their count, then its id, for ties:
 every choice is deterministic). Partitions are taken biggest first, so the biggest moves are
@@ -10,7 +10,8 @@ first whenever it stays at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from streamctl.errors import UsageError
@@ -65,8 +66,7 @@ def pick(layout: Layout, loads: Loads, candidates: Iterable[int], keep: list[int
 
 def decommission(layout: Layout, broker: int) -> dict[Partition, list[int]]:
     """Move every replica off `broker`; each keeps its position in the replica list."""
-    if broker not in layout.brokers:
-        raise UsageError(f"--decommission {broker}: no such broker (brokers: {_ids(layout)})")
+    _require_broker(layout, "--decommission", broker)
     remaining = [b for b in layout.brokers if b != broker]
     targets = {p: list(r) for p, r in layout.replicas.items()}
     loads = Loads(layout, targets)
@@ -77,9 +77,7 @@ def decommission(layout: Layout, broker: int) -> dict[Partition, list[int]]:
         if chosen is None:
             raise UsageError(f"--decommission {broker}: {partition[0]}/{partition[1]} has {len(replicas)} replicas "
                              f"and only {len(remaining)} brokers would be left")
-        replicas[replicas.index(broker)] = chosen
-        loads.add(chosen, layout.size(partition))
-        loads.add(broker, layout.size(partition), -1)
+        _move(layout, targets, loads, partition, broker, chosen)
     return _changed(layout, targets)
 
 
@@ -108,35 +106,86 @@ def replication_factor(layout: Layout, topic: str, factor: int) -> dict[Partitio
     return _changed(layout, targets)
 
 
+def add_broker(layout: Layout, broker: int) -> dict[Partition, list[int]]:
+    """Give `broker` (new, or holding few replicas) its even share: move replicas to it from the
+    brokers holding the most bytes while each move brings it closer to its share of bytes
+    (partitions of 0 bytes: of replicas), biggest partitions first; then it leads its share of
+    the partitions it received."""
+    _require_broker(layout, "--add-broker", broker)
+    targets = {p: list(r) for p, r in layout.replicas.items()}
+    loads = Loads(layout, targets)
+    share_bytes = sum(loads.bytes.values()) / len(layout.brokers)
+    share_count = sum(loads.count.values()) / len(layout.brokers)
+
+    def closer(partition: Partition, donor: int) -> bool:
+        size = layout.size(partition)
+        if size:  # nearer its share, and never past the donor
+            return size < 2 * (share_bytes - loads.bytes[broker]) and size < loads.bytes[donor] - loads.bytes[broker]
+        return share_count - loads.count[broker] >= 1 and loads.count[donor] - loads.count[broker] > 1
+
+    order = biggest_first(layout, targets)
+    received: set[Partition] = set()
+    while True:
+        donors = sorted((b for b in layout.brokers if b != broker), key=loads.key, reverse=True)
+        move = next(((p, donor) for donor in donors for p in _movable(layout, targets, order, donor, broker)
+                     if closer(p, donor)), None)
+        if move is None:
+            break
+        _move(layout, targets, loads, *move, broker)
+        received.add(move[0])
+    _spread_leaders(targets, received)
+    return _changed(layout, targets)
+
+
 def rebalance(layout: Layout) -> dict[Partition, list[int]]:
     """Move replicas from the most loaded broker to the least loaded one while that narrows the
     gap between them (bytes on disk), biggest partitions first; then spread the preferred leaders
     by making the least-leading replica of each partition its first."""
     targets = {p: list(r) for p, r in layout.replicas.items()}
-    loads = Loads(layout, targets)
+    loads, order = Loads(layout, targets), biggest_first(layout, targets)
     for _ in range(len(targets) * max(1, len(layout.brokers))):
         heavy = max(layout.brokers, key=loads.key)
         light = min(layout.brokers, key=loads.key)
         gap = loads.bytes[heavy] - loads.bytes[light]
         crowded = loads.count[heavy] - loads.count[light] > 1
-        movable = [p for p in biggest_first(layout, targets) if heavy in targets[p] and light not in targets[p]
-                   and (0 < layout.size(p) < gap or (layout.size(p) == 0 and gap == 0 and crowded))]
-        movable = [p for p in movable if _rack_allows(layout, targets[p], heavy, light)]
-        if not movable:
+        partition = next((p for p in _movable(layout, targets, order, heavy, light)
+                          if 0 < layout.size(p) < gap or (layout.size(p) == 0 and gap == 0 and crowded)), None)
+        if partition is None:
             break
-        partition = movable[0]
+        _move(layout, targets, loads, partition, heavy, light)
+    _spread_leaders(targets, set(targets))
+    return _changed(layout, targets)
+
+
+def _movable(layout: Layout, targets: dict[Partition, list[int]], order: list[Partition], leaving: int,
+             coming: int) -> Iterator[Partition]:
+    """The partitions of `order` with a replica on `leaving` and none on `coming` whose racks
+    allow the move, in that order."""
+    return (p for p in order if leaving in targets[p] and coming not in targets[p]
+            and _rack_allows(layout, targets[p], leaving, coming))
+
+
+def _move(layout: Layout, targets: dict[Partition, list[int]], loads: Loads, partition: Partition,
+          leaving: int, coming: int) -> None:
+    """`coming` takes `leaving`'s place in the partition's replica list."""
+    replicas = targets[partition]
+    replicas[replicas.index(leaving)] = coming
+    loads.add(coming, layout.size(partition))
+    loads.add(leaving, layout.size(partition), -1)
+
+
+def _spread_leaders(targets: dict[Partition, list[int]], partitions: set[Partition]) -> None:
+    """Make the least-leading replica of each of `partitions` its first (the preferred leader),
+    counting the preferred leaders of the other partitions as they are."""
+    leaders = Counter(r[0] for p, r in targets.items() if p not in partitions and r)
+    for partition in sorted(partitions):
         replicas = targets[partition]
-        replicas[replicas.index(heavy)] = light
-        loads.add(light, layout.size(partition))
-        loads.add(heavy, layout.size(partition), -1)
-    leaders = dict.fromkeys(layout.brokers, 0)
-    for partition in sorted(targets):
-        replicas = targets[partition]
-        first = min(replicas, key=lambda b: (leaders.get(b, 0), replicas.index(b)))
+        if not replicas:
+            continue
+        first = min(replicas, key=lambda b: (leaders[b], replicas.index(b)))
         replicas.remove(first)
         replicas.insert(0, first)
-        leaders[first] = leaders.get(first, 0) + 1
-    return _changed(layout, targets)
+        leaders[first] += 1
 
 
 def _rack_allows(layout: Layout, replicas: list[int], leaving: int, coming: int) -> bool:
@@ -144,6 +193,11 @@ def _rack_allows(layout: Layout, replicas: list[int], leaving: int, coming: int)
     before = {layout.brokers.get(b) for b in replicas}
     after = {layout.brokers.get(b) for b in replicas if b != leaving} | {layout.brokers.get(coming)}
     return len(after) >= len(before)
+
+
+def _require_broker(layout: Layout, option: str, broker: int) -> None:
+    if broker not in layout.brokers:
+        raise UsageError(f"{option} {broker}: no such broker (brokers: {_ids(layout)})")
 
 
 def _changed(layout: Layout, targets: dict[Partition, list[int]]) -> dict[Partition, list[int]]:

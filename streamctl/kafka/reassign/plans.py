@@ -32,13 +32,24 @@ def parse_rate(text: str) -> int:
     return rate
 
 
+JOBS = "--decommission, --add-broker, --replication-factor, --rebalance"
+
+
+def require_one_job(decommission: int | None, replication_factor: str | None, rebalance: bool,
+                    add_broker: int | None = None) -> None:
+    """Exactly one job was asked (checked before any network call)."""
+    if sum(x is not None and x is not False for x in (decommission, replication_factor, rebalance, add_broker)) != 1:
+        raise UsageError(f"give exactly one of {JOBS}")
+
+
 def moves_for(layout: Layout, decommission: int | None, replication_factor: str | None,
-              rebalance: bool) -> dict[Partition, list[int]]:
-    """The moves for the one job asked (decommission, replication factor or rebalance)."""
-    if sum(x is not None and x is not False for x in (decommission, replication_factor, rebalance)) != 1:
-        raise UsageError("give exactly one of --decommission, --replication-factor, --rebalance")
+              rebalance: bool, add_broker: int | None = None) -> dict[Partition, list[int]]:
+    """The moves for the one job asked (decommission, add a broker, replication factor or rebalance)."""
+    require_one_job(decommission, replication_factor, rebalance, add_broker)
     if decommission is not None:
         return planner.decommission(layout, decommission)
+    if add_broker is not None:
+        return planner.add_broker(layout, add_broker)
     if replication_factor is not None:
         topic, _, factor = replication_factor.rpartition("=")
         if not topic or not factor.isdigit():
@@ -121,9 +132,11 @@ def moving_brokers(layout: Layout, moves: dict[Partition, list[int]]) -> list[in
     return sorted({b for p, new in moves.items() for b in [*new, *layout.replicas[p]]})
 
 
-def plan_execute(layout: Layout, moves: dict[Partition, list[int]], rate: int, job: str) -> Plan:
+def plan_execute(layout: Layout, moves: dict[Partition, list[int]], rate: int, job: str,
+                 elect_leaders: bool = False) -> Plan:
     described = describe(layout, moves, rate)
-    plan = Plan("reassign.execute", job, {"job": job, "throttle": rate, "partitions": described["partitions"]},
+    plan = Plan("reassign.execute", job, {"job": job, "throttle": rate, "elect_leaders": elect_leaders,
+                                          "partitions": described["partitions"]},
                 [Change(f"{t}/{p}", "replicas", _ids(layout.replicas[(t, p)]), _ids(new),
                         _bytes_note(layout.size((t, p)))) for (t, p), new in moves.items()])
     if moves:
