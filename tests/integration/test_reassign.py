@@ -1,6 +1,7 @@
 """`streamctl reassign` against a real 4-broker Kafka of this module's own (ZooKeeper mode, then KRaft), with
-RF-2 topics: decommission a broker while a producer runs (throttled, every record still read),
-cancel a slow move (the old replicas stay), and bad input as one line with nothing changed."""
+RF-2 topics: give broker 4 its share (first, while it holds nothing) and elect the preferred leaders,
+decommission a broker while a producer runs (throttled, every record still read), cancel a slow move
+(the old replicas stay), and bad input as one line with nothing changed."""
 
 from __future__ import annotations
 
@@ -114,6 +115,36 @@ def read_all(bootstrap: str, topic: str, partitions: int) -> int:
         consumer.close()
 
 
+def leaders(cluster: RunningSandbox, topic: str) -> dict[int, int]:
+    metadata = AdminClient({"bootstrap.servers": cluster.bootstrap_servers}).list_topics(topic, timeout=20)
+    return {p: m.leader for p, m in metadata.topics[topic].partitions.items()}
+
+
+def test_add_broker_gives_it_its_share_and_the_preferred_leaders_are_elected(four_brokers):
+    # first in the module: broker 4 holds nothing yet, so its share comes from this topic
+    cluster, topic = four_brokers, "add-broker-me"
+    create(cluster, topic, [[1, 2], [2, 3], [3, 1], [1, 3], [2, 1], [3, 2]], records=600)  # ~600 kB on brokers 1-3
+    started = cluster.cli("reassign", "execute", "--add-broker", "4", "--throttle", "10MB", "--elect-leaders",
+                          "--execute")
+    assert started.returncode == 0, started.stderr
+    finished = cluster.wait_until(lambda: (s := status(cluster))["in_progress"] is False and s,
+                                  timeout=120, interval=1, what="the move to broker 4 to finish")
+    assert "throttles removed" in finished["throttles"]
+    assert finished["leaders"].startswith("elected preferred leaders of"), finished["leaders"]
+    now = replicas(cluster, topic)
+    moved = [p for p, r in now.items() if 4 in r]
+    assert 2 <= len(moved) <= 4 and all(len(r) == 2 for r in now.values())
+
+    def preferred_lead():
+        found = leaders(cluster, topic)
+        return found if all(found[p] == now[p][0] for p in moved) else None
+
+    led = cluster.wait_until(preferred_lead, timeout=30, what="every moved partition led by its first replica")
+    assert 4 in led.values()
+    assert throttles(cluster, [1, 2, 3, 4], [topic]) == {}
+    assert status(cluster)["leaders"] is None  # the wish is gone once granted
+
+
 def test_decommission_moves_every_replica_off_under_a_throttle_and_loses_no_record(four_brokers):
     cluster, topic = four_brokers, "decommission-me"
     create(cluster, topic, [[1, 2], [2, 3], [3, 4], [4, 1], [1, 3], [2, 4]], records=4000)  # ~4 MB
@@ -167,6 +198,8 @@ def test_cancel_stops_a_slow_move_and_the_old_replicas_stay(four_brokers, tmp_pa
 
 @pytest.mark.parametrize("args, error", [
     (["plan", "--decommission", "9"], "--decommission 9: no such broker"),
+    (["execute", "--add-broker", "9", "--throttle", "1MB", "--elect-leaders", "--execute"],
+     "--add-broker 9: no such broker"),
     (["plan", "--replication-factor", "any-topic=5"], "must be 1 to 4"),
     (["execute", "--decommission", "2", "--throttle", "0", "--execute"], "--throttle '0': must be above 0"),
 ])

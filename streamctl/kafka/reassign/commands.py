@@ -1,7 +1,8 @@
 """`streamctl reassign`: move partitions between brokers. `plan` shows (or writes, -o json) the
 moves for a job; `execute` sets a replication throttle on the moving partitions and starts them
-(a dry run without --execute); `status` follows them and removes streamctl's throttles once
-nothing moves; `cancel` stops the moves in flight, the previous replicas stay."""
+(a dry run without --execute); `status` follows them and, once nothing moves, removes streamctl's
+throttles and elects the preferred leaders `execute --elect-leaders` asked for; `cancel` stops
+the moves in flight, the previous replicas stay."""
 
 from __future__ import annotations
 
@@ -16,9 +17,20 @@ from streamctl.ops.preview import EXECUTE, finish, show
 from streamctl.session import Session
 
 
+class BrokerId(click.IntRange):
+    """A broker id: a whole number, never negative."""
+
+    name = "broker id"
+
+
+BROKER_ID = BrokerId(min=0)
+
+
 def job_options(fn):
     for option in reversed((
-        click.option("--decommission", type=int, metavar="BROKER", help="Move every replica off this broker."),
+        click.option("--decommission", type=BROKER_ID, metavar="BROKER", help="Move every replica off this broker."),
+        click.option("--add-broker", type=BROKER_ID, metavar="BROKER",
+                     help="Give this (new or nearly empty) broker its share of replicas and leaders."),
         click.option("--replication-factor", metavar="TOPIC=N", help="Change TOPIC's replication factor to N."),
         click.option("--rebalance", is_flag=True, help="Even out bytes on disk and preferred leaders."),
     )):
@@ -46,18 +58,21 @@ def read_layout(admin) -> Layout:
 @click.option("--throttle", metavar="RATE", help="Estimate the duration at this rate (bytes/s, e.g. 10MB).")
 @OUTPUT
 @click.pass_obj
-def reassign_plan(session: Session, decommission, replication_factor, rebalance, throttle, output):
+def reassign_plan(session: Session, decommission, add_broker, replication_factor, rebalance, throttle, output):
     """The moves for a job, rack-aware and weighed by size on disk; changes nothing.
 
     \b
     Examples:
       streamctl reassign plan --decommission 3 --throttle 20MB
+      streamctl reassign plan --add-broker 4 --throttle 20MB
       streamctl reassign plan --replication-factor orders=3 -o json > move.json
     """
     rate = plans.parse_rate(throttle) if throttle else None
+    plans.require_one_job(decommission, replication_factor, rebalance, add_broker)
     _, admin = reassign_admin(session, "reassign plan", execute=False)
     layout = read_layout(admin)
-    described = plans.describe(layout, plans.moves_for(layout, decommission, replication_factor, rebalance), rate)
+    moves = plans.moves_for(layout, decommission, replication_factor, rebalance, add_broker)
+    described = plans.describe(layout, moves, rate)
     from streamctl.kafka.reassign.render import plan_tables
 
     emit(output, described, plan_tables)
@@ -67,38 +82,46 @@ def reassign_plan(session: Session, decommission, replication_factor, rebalance,
 @job_options
 @click.option("--plan", "plan_file", metavar="FILE", help="Execute a plan file (from `reassign plan -o json`).")
 @click.option("--throttle", metavar="RATE", required=True, help="Replication throttle per broker (bytes/s, e.g. 10MB).")
+@click.option("--elect-leaders", is_flag=True,
+              help="Once the move is done, `reassign status` elects the moved partitions' preferred leaders.")
 @EXECUTE
 @OUTPUT
 @click.pass_obj
-def reassign_execute(session: Session, decommission, replication_factor, rebalance, plan_file, throttle, execute, output):
+def reassign_execute(session: Session, decommission, add_broker, replication_factor, rebalance, plan_file, throttle,
+                     elect_leaders, execute, output):
     """Throttle the moving partitions and start moving them; writes an undo file.
 
     \b
     Examples:
       streamctl reassign execute --decommission 3 --throttle 20MB
       streamctl reassign execute --plan move.json --throttle 20MB --execute
+      streamctl reassign execute --add-broker 4 --throttle 20MB --elect-leaders --execute
     """
     from streamctl.kafka.reassign import execute as reassign_exec
 
     rate = plans.parse_rate(throttle)
+    if plan_file is not None:
+        if decommission is not None or add_broker is not None or replication_factor or rebalance:
+            raise UsageError(f"--plan FILE goes alone, without {plans.JOBS}")
+    else:
+        plans.require_one_job(decommission, replication_factor, rebalance, add_broker)
     ctx, admin = reassign_admin(session, "reassign execute", execute)
     layout = read_layout(admin)
     if plan_file is not None:
-        if decommission is not None or replication_factor or rebalance:
-            raise UsageError("--plan FILE goes alone, without --decommission, --replication-factor, --rebalance")
         moves, job = plans.load_plan_file(plan_file, layout), f"plan {plan_file}"
     else:
-        moves = plans.moves_for(layout, decommission, replication_factor, rebalance)
+        moves = plans.moves_for(layout, decommission, replication_factor, rebalance, add_broker)
         job = (f"decommission {decommission}" if decommission is not None
+               else f"add-broker {add_broker}" if add_broker is not None
                else f"replication-factor {replication_factor}" if replication_factor else "rebalance")
     busy = admin.in_flight() if execute else {}
     if busy:
         t, p = next(iter(sorted(busy)))
         raise UsageError(f"a reassignment is in progress ({t}/{p} and {len(busy) - 1} more): "
                                "wait for `streamctl reassign status` or `reassign cancel` first")
-    plan = plans.plan_execute(layout, moves, rate, job)
+    plan = plans.plan_execute(layout, moves, rate, job, elect_leaders)
     show(plan, output)
-    finish(plan, execute, lambda: reassign_exec.start(admin, ctx.name, plan, layout, moves, rate))
+    finish(plan, execute, lambda: reassign_exec.start(admin, ctx.name, plan, layout, moves, rate, elect_leaders))
 
 
 @click.command("status")
@@ -106,7 +129,8 @@ def reassign_execute(session: Session, decommission, replication_factor, rebalan
 @click.pass_obj
 def reassign_status(session: Session, output):
     """The moves in flight (adding, removing replicas, bytes copied); when none is left, removes
-    the throttles streamctl set (also those of an execute that died).
+    the throttles streamctl set and elects the preferred leaders `execute --elect-leaders` asked
+    for (also after an execute that died).
 
     \b
     Example:
@@ -137,9 +161,33 @@ def reassign_status(session: Session, output):
             status["throttles"] = reassign_exec.remove_throttles(admin, ctx.name)
         except ReadOnlyError as exc:
             status["throttles"] = f"throttles left in place: {exc}"
+    status["leaders"] = leaders_after_move(session, ctx, moving)
     from streamctl.kafka.reassign.render import status_table
 
     emit(output, status, status_table)
+
+
+def leaders_after_move(session: Session, ctx, moving: dict) -> str | None:
+    """What became of the preferred-leader election `execute --elect-leaders` asked for (None: none
+    asked): elected once nothing moves; a failure or read-only mode keeps it for the next status."""
+    from streamctl.errors import StreamctlError
+    from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign.state import recorded_elections
+    from streamctl.ops import ReadOnlyError, require_writable
+
+    wanted = recorded_elections(ctx.name)
+    if not wanted:
+        return None
+    if moving:
+        return f"preferred leaders of {len(wanted)} moved partition(s) to elect once nothing moves"
+    try:
+        require_writable("reassign status (electing preferred leaders)", ctx, session.read_only_flag)
+        _, kafka_admin = clients.admin(session, "reassign status", execute=False)
+        return reassign_exec.elect_moved_leaders(kafka_admin, ctx.name)
+    except ReadOnlyError as exc:
+        return f"preferred leaders not elected: {exc}"
+    except StreamctlError as exc:
+        return f"preferred leaders not elected ({exc}); the next `reassign status` tries again"
 
 
 @click.command("cancel")

@@ -1,21 +1,26 @@
 """Running reassignment plans: throttles first (moving partitions only), then the move, the undo
-file and the throttle record; cancelling; removing throttles once nothing moves. Each audited."""
+file and the throttle record; cancelling; removing throttles and electing the preferred leaders
+asked for once nothing moves. Each audited."""
 
 from __future__ import annotations
 
+from streamctl.kafka import preferred_leaders
 from streamctl.kafka.reassign import plans, state
 from streamctl.kafka.reassign.planner import Layout, Partition
 from streamctl.kafka.settling import eventually
 from streamctl.ops import Change, NotAsPlanned, Plan, execute
 
 
-def start(admin, context: str, plan: Plan, layout: Layout, moves: dict[Partition, list[int]], rate: int) -> str:
+def start(admin, context: str, plan: Plan, layout: Layout, moves: dict[Partition, list[int]], rate: int,
+          elect_leaders: bool = False) -> str:
     brokers = plans.moving_brokers(layout, moves)
     topics = plans.throttled_replicas(layout, moves)
     undo = state.write_undo(context, {p: layout.replicas[p] for p in moves})
 
     def apply():
         state.record_throttles(context, brokers, sorted(topics))  # first: status can clean up after a crash
+        if elect_leaders:
+            state.record_elections(context, sorted(moves))
         admin.set_throttles(rate, brokers, topics)
         admin.reassign(moves)
 
@@ -28,8 +33,9 @@ def start(admin, context: str, plan: Plan, layout: Layout, moves: dict[Partition
         return [[f"{t}/{p}", "replicas", ",".join(map(str, new))] for (t, p), new in moves.items()]
 
     execute(plan, context, apply, eventually(verify))
+    electing = "; it elects their preferred leaders once they moved" if elect_leaders else ""
     return (f"started: {len(moves)} partition(s) moving at {rate:,} bytes/s; follow with `streamctl reassign "
-            f"status`; undo file (replicas before): {undo}")
+            f"status`{electing}; undo file (replicas before): {undo}")
 
 
 def cancel(admin, context: str, plan: Plan, in_flight: dict[Partition, dict[str, list[int]]]) -> str:
@@ -40,7 +46,10 @@ def cancel(admin, context: str, plan: Plan, in_flight: dict[Partition, dict[str,
         return [[c.object, c.field, c.after] for c in plan.changes]
 
     execute(plan, context, lambda: admin.reassign(dict.fromkeys(in_flight)), eventually(verify))
-    return f"cancelled: {len(in_flight)} partition(s) keep their previous replicas; " + remove_throttles(admin, context)
+    dropped = "; the preferred-leader election asked for is dropped" if state.recorded_elections(context) else ""
+    state.forget_elections(context)
+    return (f"cancelled: {len(in_flight)} partition(s) keep their previous replicas; "
+            + remove_throttles(admin, context) + dropped)
 
 
 def remove_throttles(admin, context: str) -> str:
@@ -61,3 +70,17 @@ def remove_throttles(admin, context: str) -> str:
     execute(plan, context, lambda: admin.clear_throttles(recorded["brokers"], recorded["topics"]), eventually(verify))
     state.forget_throttles(context)
     return (f"throttles removed from {len(recorded['brokers'])} broker(s) and {len(recorded['topics'])} topic(s)")
+
+
+def elect_moved_leaders(kafka_admin, context: str) -> str:
+    """Elect the preferred leader of each partition `execute --elect-leaders` recorded (audited),
+    then forget the wish; the line saying what was done. A failure raises and keeps the wish."""
+    wanted = set(state.recorded_elections(context))
+    snap = kafka_admin.metadata()
+    moved = [p for p in snap.partitions if (p.topic, p.partition) in wanted]  # a deleted topic's are gone
+    plan = preferred_leaders.election_plan(snap, moved, Plan("reassign.elect-leaders", "moved partitions", {}))
+    if plan.changes:
+        preferred_leaders.elect_leaders(kafka_admin, context, plan)
+    state.forget_elections(context)
+    return (f"elected preferred leaders of {len(plan.changes)} partition(s); all {len(moved)} moved partition(s) "
+            "are led by their preferred replica")

@@ -25,6 +25,8 @@ def status_table(status: dict) -> None:
     simple_table(title, ["partition", "replicas", "adding", "removing", "bytes done"], rows, right={"bytes done"})
     if status.get("throttles"):
         out.print(status["throttles"], highlight=False)
+    if status.get("leaders"):
+        out.print(status["leaders"], highlight=False)
 
 
 def _ids(brokers: list[int]) -> str:

@@ -1,7 +1,8 @@
 """What a reassignment leaves on disk, in the XDG state dir (each written atomically):
 the undo file (every moved partition's replicas before, as a plan file for `reassign execute
---plan`) and the record of the throttles streamctl set, which `reassign status` and `cancel`
-remove once nothing moves, also when the process that set them is gone."""
+--plan`), the record of the throttles streamctl set, which `reassign status` and `cancel`
+remove once nothing moves, also when the process that set them is gone, and the partitions
+whose preferred leaders `execute --elect-leaders` asked `status` to elect once they moved."""
 
 from __future__ import annotations
 
@@ -33,15 +34,38 @@ def record_throttles(context: str, brokers: list[int], topics: list[str]) -> Non
 
 
 def recorded_throttles(context: str) -> dict[str, list]:
-    path = throttles_file(context)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        return {"brokers": [], "topics": []}
-    except (OSError, json.JSONDecodeError):  # a damaged record: start over, the throttles are read back anyway
-        return {"brokers": [], "topics": []}
+    data = _read_record(throttles_file(context))
     return {"brokers": list(data.get("brokers", [])), "topics": list(data.get("topics", []))}
 
 
 def forget_throttles(context: str) -> None:
     throttles_file(context).unlink(missing_ok=True)
+
+
+def elections_file(context: str) -> Path:
+    return paths.state_dir() / "reassign" / f"{paths.undo_dir(context).name}-elect-leaders.json"
+
+
+def record_elections(context: str, partitions: list[tuple[str, int]]) -> None:
+    """Ask for the preferred leaders of these partitions once nothing moves (added to a wish recorded before)."""
+    wanted = sorted(set(recorded_elections(context)) | set(partitions))
+    write_atomic(elections_file(context), json.dumps({"partitions": [list(p) for p in wanted]}, indent=2) + "\n")
+
+
+def recorded_elections(context: str) -> list[tuple[str, int]]:
+    entries = _read_record(elections_file(context)).get("partitions")
+    return [(e[0], e[1]) for e in entries if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)
+            and type(e[1]) is int] if isinstance(entries, list) else []
+
+
+def forget_elections(context: str) -> None:
+    elections_file(context).unlink(missing_ok=True)
+
+
+def _read_record(path: Path) -> dict:
+    """A record's data; {} when there is none or it is damaged (start over: what it names is read back anyway)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):  # none (FileNotFoundError), or damaged
+        return {}
+    return data if isinstance(data, dict) else {}
