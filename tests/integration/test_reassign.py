@@ -127,8 +127,16 @@ def test_add_broker_gives_it_its_share_and_the_preferred_leaders_are_elected(fou
     started = cluster.cli("reassign", "execute", "--add-broker", "4", "--throttle", "10MB", "--elect-leaders",
                           "--execute")
     assert started.returncode == 0, started.stderr
-    finished = cluster.wait_until(lambda: (s := status(cluster))["in_progress"] is False and s,
-                                  timeout=120, interval=1, what="the move to broker 4 to finish")
+
+    def read_only_status():
+        done = cluster.cli("--read-only", "reassign", "status", "-o", "json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    held = cluster.wait_until(lambda: (s := read_only_status())["in_progress"] is False and s,
+                              timeout=120, interval=1, what="the move to broker 4 to finish")
+    assert "read-only" in held["leaders"] and "throttles left in place" in held["throttles"]
+    finished = status(cluster)
     assert "throttles removed" in finished["throttles"]
     assert finished["leaders"].startswith("elected preferred leaders of"), finished["leaders"]
     now = replicas(cluster, topic)
