@@ -33,11 +33,17 @@ def start(cluster: RunningSandbox, *args: str) -> subprocess.Popen:
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def kill_when(cluster: RunningSandbox, process: subprocess.Popen, seen: Callable[[], object], what: str,
-              with_a_call_begun: bool = False) -> None:
-    """SIGKILL `process` once `seen()` is true and the Kafka call it then runs has ended. With
-    `with_a_call_begun`, a process frozen between two calls runs on until its next call begins,
-    so that call is made and is its last."""
+def kill_when(cluster: RunningSandbox, process: subprocess.Popen, seen: Callable[[], object], what: str) -> None:
+    """SIGKILL `process` once `seen()` is true and the Kafka call it then runs has ended."""
+    freeze_when(cluster, process, seen, what)
+    kill(process)
+
+
+def freeze_when(cluster: RunningSandbox, process: subprocess.Popen, seen: Callable[[], object], what: str,
+                with_a_call_begun: bool = False) -> None:
+    """SIGSTOP `process` once `seen()` is true, and wait until the Kafka call it then runs has
+    ended. With `with_a_call_begun`, a process seen between two calls runs on until its next call
+    begins, so that call is made and is its last."""
     cluster.wait_until(lambda: process.poll() is not None or seen(), timeout=90, interval=0.01, what=what)
     assert process.poll() is None, f"streamctl ended before {what}: {process.communicate()[1]}"
     parent = psutil.Process(process.pid)
@@ -49,7 +55,10 @@ def kill_when(cluster: RunningSandbox, process: subprocess.Popen, seen: Callable
         parent.suspend()
     cluster.wait_until(lambda: all(map(ended, calls)), timeout=CALL_ENDS_WITHIN, interval=0.1,
                        what="the Kafka call under way to end")
+
+
+def kill(process: subprocess.Popen) -> None:
+    """SIGKILL `process` alone (its frozen state stays as it was), and reap it."""
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=30)
     assert process.returncode == -signal.SIGKILL
-

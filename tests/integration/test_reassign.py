@@ -218,10 +218,14 @@ def test_an_execute_killed_before_or_during_its_move_is_cleaned_up_by_status(fou
     assert not record.exists()
     probe = wire(cluster)
     try:
-        # killed once the throttle record is written: its next call (the throttles) is its last, the move never starts
-        killed_process.kill_when(cluster, killed_process.start(cluster, *execute), record.exists,
-                                 "the throttle record", with_a_call_begun=True)
-        cluster.wait_until(lambda: fully_throttled(probe, topic), timeout=30, what="the orphan throttles readable")
+        # frozen once the throttle record is written: its next call (the throttles) is its last, the move never starts
+        process = killed_process.start(cluster, *execute)
+        killed_process.freeze_when(cluster, process, record.exists, "the throttle record", with_a_call_begun=True)
+        cluster.wait_until(lambda: fully_throttled(probe, topic), timeout=30, what="the throttles readable")
+        meanwhile = status(cluster)  # nothing moves yet, but the execute lives: its throttles stay
+        assert meanwhile["in_progress"] is False and f"(pid {process.pid}) is starting its move" in meanwhile["throttles"]
+        assert fully_throttled(probe, topic)
+        killed_process.kill(process)
         assert probe.in_flight() == {} and replicas(cluster, topic) == {0: old}
         cleaned = status(cluster)
         assert cleaned["in_progress"] is False and "throttles removed from 4 broker(s) and 1 topic(s)" in cleaned["throttles"]
