@@ -1,7 +1,8 @@
-"""`streamctl reassign` against a real 4-broker Kafka of this module's own (ZooKeeper mode, then KRaft), with
-RF-2 topics: give broker 4 its share (first, while it holds nothing) and elect the preferred leaders,
-decommission a broker while a producer runs (throttled, every record still read), cancel a slow move
-(the old replicas stay), and bad input as one line with nothing changed."""
+"""`streamctl reassign` against a real 4-broker Kafka of this module's own (ZooKeeper mode, then KRaft):
+give broker 4 its share (first, while it holds nothing) and elect the preferred leaders, decommission a
+broker while a producer runs (throttled, no partition under min ISR, every record still read), cancel a
+slow move (the old replicas stay), an `execute` killed before and after its move began (`status` cleans
+up), and bad input as one line with nothing changed."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import json
 import threading
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
 from streamctl.backends.kafka.reassign_admin import BROKER_RATES, TOPIC_REPLICAS, ReassignAdmin
 from streamctl.sandbox.stack import Sandbox
 from tests.conftest import RunningSandbox
+from tests.integration import killed_process
 from tests.integration.kafka_helpers import ordered_producer
 from tests.jvm_guard import service_fixture
 
@@ -33,9 +35,11 @@ def four_brokers(request, tmp_path_factory) -> RunningSandbox:
         sb.down()
 
 
-def create(cluster: RunningSandbox, topic: str, assignment: list[list[int]], records: int) -> None:
+def create(cluster: RunningSandbox, topic: str, assignment: list[list[int]], records: int,
+           config: dict[str, str] | None = None) -> None:
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(topic, num_partitions=len(assignment), replica_assignment=assignment)])[topic].result(30)
+    new = NewTopic(topic, num_partitions=len(assignment), replica_assignment=assignment, config=config or {})
+    admin.create_topics([new])[topic].result(30)
     producer = ordered_producer(cluster.bootstrap_servers)
     for i in range(records):
         producer.produce(topic, RECORD, key=str(i).encode(), partition=i % len(assignment))
@@ -61,6 +65,12 @@ def throttles(cluster: RunningSandbox, brokers: list[int], topics: list[str]) ->
         return {name: keys for name, keys in admin.throttle_configs(brokers, topics).items() if keys}
     finally:
         admin.close()
+
+
+def fully_throttled(admin: ReassignAdmin, topic: str) -> bool:
+    """Both rates on brokers 1-4 and both replica lists on `topic`, as `execute` sets them, read back."""
+    set_now = admin.throttle_configs([1, 2, 3, 4], [topic])
+    return all(len(set_now.get(f"broker {b}", {})) == 2 for b in [1, 2, 3, 4]) and len(set_now.get(f"topic {topic}", {})) == 2
 
 
 def status(cluster: RunningSandbox) -> dict:
@@ -94,6 +104,36 @@ class Traffic:
         self.thread.join(30)
         assert self.producer.flush(60) == 0
         return self.acked
+
+
+class IsrWatch:
+    """Every partition's ISR size, sampled from the metadata in a thread until stopped: the smallest seen."""
+
+    def __init__(self, bootstrap: str, topic: str):
+        self.admin = AdminClient({"bootstrap.servers": bootstrap})
+        self.topic, self.samples, self.errors = topic, 0, []
+        self.smallest: dict[int, int] = {}
+        described = self.admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
+        self.min_isr = int(next(iter(described.values())).result(30)["min.insync.replicas"].value)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while not self.stopping.wait(0.2):
+            try:
+                partitions = self.admin.list_topics(self.topic, timeout=10).topics[self.topic].partitions
+            except KafkaException as exc:
+                self.errors.append(str(exc))
+                continue
+            for p, meta in partitions.items():
+                self.smallest[p] = min(len(meta.isrs), self.smallest.get(p, len(meta.isrs)))
+            self.samples += 1
+
+    def stop(self) -> dict[int, int]:
+        self.stopping.set()
+        self.thread.join(30)
+        return self.smallest
 
 
 def read_all(bootstrap: str, topic: str, partitions: int) -> int:
@@ -155,7 +195,8 @@ def test_add_broker_gives_it_its_share_and_the_preferred_leaders_are_elected(fou
 
 def test_decommission_moves_every_replica_off_under_a_throttle_and_loses_no_record(four_brokers):
     cluster, topic = four_brokers, "decommission-me"
-    create(cluster, topic, [[1, 2], [2, 3], [3, 4], [4, 1], [1, 3], [2, 4]], records=4000)  # ~4 MB
+    create(cluster, topic, [[1, 2, 3], [2, 3, 4], [3, 4, 1], [4, 1, 2], [1, 3, 4], [2, 4, 1]], records=4000,
+           config={"min.insync.replicas": "2"})  # ~4 MB, RF 3: one replica out of the ISR is allowed, two are not
     before = replicas(cluster, topic)
     planned = cluster.cli("reassign", "plan", "--decommission", "1", "--throttle", "2MB", "-o", "json")
     assert planned.returncode == 0, planned.stderr
@@ -165,7 +206,7 @@ def test_decommission_moves_every_replica_off_under_a_throttle_and_loses_no_reco
     assert all(1 in p["old_replicas"] and 1 not in p["replicas"] and p["bytes"] > 0 for p in moving.values())
     assert plan["bytes_to_move"] >= sum(p["bytes"] for p in moving.values()) and plan["estimate_seconds"] > 0
 
-    traffic = Traffic(cluster.bootstrap_servers, topic)
+    traffic, isr = Traffic(cluster.bootstrap_servers, topic), IsrWatch(cluster.bootstrap_servers, topic)
     try:
         started = cluster.cli("reassign", "execute", "--decommission", "1", "--throttle", "2MB", "--execute")
         assert started.returncode == 0, started.stderr
@@ -178,8 +219,10 @@ def test_decommission_moves_every_replica_off_under_a_throttle_and_loses_no_reco
                                       timeout=240, interval=2, what="the reassignment to finish")
         assert "throttles removed" in finished["throttles"]
     finally:
-        acked = traffic.stop()
+        acked, smallest_isr = traffic.stop(), isr.stop()
     assert acked > 0
+    assert isr.samples > 0 and not isr.errors and isr.min_isr == 2 and set(smallest_isr) == set(range(6))
+    assert min(smallest_isr.values()) >= isr.min_isr, f"under min ISR {isr.min_isr} during the move: {smallest_isr}"
     assert not any(1 in r for r in replicas(cluster, topic).values())
     assert throttles(cluster, brokers, [topic]) == {}
     assert read_all(cluster.bootstrap_servers, topic, 6) == 4000 + acked
@@ -202,6 +245,45 @@ def test_cancel_stops_a_slow_move_and_the_old_replicas_stay(four_brokers, tmp_pa
     cluster.wait_until(lambda: replicas(cluster, topic) == {0: [2, 3]}, timeout=60, what="the old replicas back")
     assert status(cluster)["in_progress"] is False
     assert throttles(cluster, [1, 2, 3, 4], [topic]) == {}
+
+
+def test_an_execute_killed_before_or_during_its_move_is_cleaned_up_by_status(four_brokers, tmp_path):
+    cluster, topic, old, new = four_brokers, "killed-mid-move", [3, 4], [1, 2]
+    create(cluster, topic, [old], records=2000)  # ~2 MB at 50 kB/s: the move outlasts the process
+    plan_file = tmp_path / "move.json"
+    plan_file.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": new}]}))
+    execute = ("reassign", "execute", "--plan", str(plan_file), "--throttle", "50kB", "--execute")
+    record = cluster.xdg_state / "streamctl" / "reassign" / f"{cluster.context}-throttles.json"
+    assert not record.exists()
+    probe = wire(cluster)
+    try:
+        # frozen once the throttle record is written: its next call (the throttles) is its last, the move never starts
+        process = killed_process.start(cluster, *execute)
+        killed_process.freeze_when(cluster, process, record.exists, "the throttle record", with_a_call_begun=True)
+        cluster.wait_until(lambda: fully_throttled(probe, topic), timeout=30, what="the throttles readable")
+        meanwhile = status(cluster)  # nothing moves yet, but the execute lives: its throttles stay
+        assert meanwhile["in_progress"] is False and f"(pid {process.pid}) is starting its move" in meanwhile["throttles"]
+        assert fully_throttled(probe, topic)
+        killed_process.kill(process)
+        assert probe.in_flight() == {} and replicas(cluster, topic) == {0: old}
+        cleaned = status(cluster)
+        assert cleaned["in_progress"] is False and "throttles removed from 4 broker(s) and 1 topic(s)" in cleaned["throttles"]
+        assert throttles(cluster, [1, 2, 3, 4], [topic]) == {} and not record.exists()
+
+        # a new execute is not refused; killed once the broker lists its move
+        killed_process.kill_when(cluster, killed_process.start(cluster, *execute),
+                                 lambda: (topic, 0) in probe.in_flight(), "the move in flight")
+        moving = status(cluster)
+        assert moving["in_progress"] is True and [p["partition"] for p in moving["partitions"]] == [f"{topic}/0"]
+        assert moving["throttles"] is None and fully_throttled(probe, topic)  # left in place while the move runs
+        probe.set_throttles(100_000_000, [1, 2, 3, 4], {})  # the operator speeds the move up
+        finished = cluster.wait_until(lambda: (s := status(cluster))["in_progress"] is False and s,
+                                      timeout=90, interval=1, what="the move to finish")
+        assert "throttles removed from 4 broker(s) and 1 topic(s)" in finished["throttles"]
+        assert throttles(cluster, [1, 2, 3, 4], [topic]) == {} and not record.exists()
+        assert replicas(cluster, topic) == {0: new}
+    finally:
+        probe.close()
 
 
 @pytest.mark.parametrize("args, error", [

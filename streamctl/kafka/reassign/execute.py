@@ -21,8 +21,11 @@ def start(admin, context: str, plan: Plan, layout: Layout, moves: dict[Partition
         state.record_throttles(context, brokers, sorted(topics))  # first: status can clean up after a crash
         if elect_leaders:
             state.record_elections(context, sorted(moves))
-        admin.set_throttles(rate, brokers, topics)
-        admin.reassign(moves)
+        try:
+            admin.set_throttles(rate, brokers, topics)
+            admin.reassign(moves)
+        finally:
+            state.done_starting(context)
 
     def verify():
         moving = admin.in_flight()
@@ -57,6 +60,9 @@ def remove_throttles(admin, context: str) -> str:
     recorded = state.recorded_throttles(context)
     if not recorded["brokers"] and not recorded["topics"]:
         return "no throttles of streamctl's to remove"
+    starting = state.starting_execute(context)
+    if starting is not None:  # its throttles are set, its move not started yet
+        return f"throttles left in place: `reassign execute` (pid {starting}) is starting its move"
     plan = Plan("reassign.remove-throttles", "replication throttles", recorded,
                 [Change(f"broker {b}", "replication throttled rates", "set", None) for b in recorded["brokers"]] +
                 [Change(f"topic {t}", "replication throttled replicas", "set", None) for t in recorded["topics"]])

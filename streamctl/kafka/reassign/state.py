@@ -2,13 +2,19 @@
 the undo file (every moved partition's replicas before, as a plan file for `reassign execute
 --plan`), the record of the throttles streamctl set, which `reassign status` and `cancel`
 remove once nothing moves, also when the process that set them is gone, and the partitions
-whose preferred leaders `execute --elect-leaders` asked `status` to elect once they moved."""
+whose preferred leaders `execute --elect-leaders` asked `status` to elect once they moved.
+While an `execute` sets the throttles and starts its move, their record names it (pid and start
+time): a `status` run meanwhile, when nothing moves yet, leaves the throttles to it instead of
+taking them away."""
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
+
+import psutil
 
 from streamctl import paths
 from streamctl.atomic import write_atomic
@@ -27,10 +33,29 @@ def throttles_file(context: str) -> Path:
 
 
 def record_throttles(context: str, brokers: list[int], topics: list[str]) -> None:
-    """Add these brokers and topics to the record (a second execute adds to the first one's)."""
+    """Add these brokers and topics to the record (a second execute adds to the first one's), and
+    name this process as starting a move until done_starting()."""
     known = recorded_throttles(context)
-    merged = {"brokers": sorted(set(known["brokers"]) | set(brokers)), "topics": sorted(set(known["topics"]) | set(topics))}
+    merged = {"brokers": sorted(set(known["brokers"]) | set(brokers)), "topics": sorted(set(known["topics"]) | set(topics)),
+              "starting": {"pid": os.getpid(), "since": psutil.Process().create_time()}}
     write_atomic(throttles_file(context), json.dumps(merged, indent=2) + "\n")
+
+
+def done_starting(context: str) -> None:
+    """This process has started its move (or failed to): the record no longer names it."""
+    if throttles_file(context).exists():  # a `status` may have removed throttles and record meanwhile
+        write_atomic(throttles_file(context), json.dumps(recorded_throttles(context), indent=2) + "\n")
+
+
+def starting_execute(context: str) -> int | None:
+    """The pid of the `execute` the record names as starting a move, while that process lives."""
+    try:
+        starting = json.loads(throttles_file(context).read_text()).get("starting") or {}
+        process = psutil.Process(starting["pid"])
+        alive = process.create_time() == starting["since"] and process.status() != psutil.STATUS_ZOMBIE
+    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError, psutil.NoSuchProcess):
+        return None  # no record, no such process, or a damaged record: nobody is starting
+    return process.pid if alive else None
 
 
 def recorded_throttles(context: str) -> dict[str, list]:
