@@ -1,6 +1,8 @@
 """Read what the pipeline map is derived from: two readings `window` seconds apart of Kafka and
 of the Spark jobs' checkpoints, the later one with the Flume agents' definitions and state and
 the Connect connectors (the dashboard keeps its readings and pairs them across refreshes).
+`pipeline` without --window reads once and takes the earlier reading from the lag history that
+check and the dashboard record, when it holds a recent one (read_at_once).
 A system that cannot be read is named in the map's errors; its hops are missing, the rest stand."""
 
 from __future__ import annotations
@@ -8,12 +10,15 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from streamctl.model.kafka import KafkaSnapshot
+from streamctl.kafka.history import HistoryRequest, RecordedReading, recorded_reading, snapshot_with_history
+from streamctl.model.kafka import KafkaSnapshot, PartitionLag
 from streamctl.pipeline.derive import Readings
 
 KAFKA_SINK = "org.apache.flume.sink.kafka.KafkaSink"
 FLUME_TIMEOUT = 2.0
+MIN_HISTORY_AGE = 1.0  # seconds: a history reading newer than this is too close for rates
 
 
 def read(ctx, window: float, report=lambda _: None) -> Readings:
@@ -25,6 +30,43 @@ def read(ctx, window: float, report=lambda _: None) -> Readings:
     report(f"reading again in {window:g} s (rates need two readings)")
     time.sleep(max(0.0, window - (time.time() - before.at)))
     return readings(ctx, before, read_once(ctx, kafka))
+
+
+def read_at_once(ctx, max_age: float, window: float, report=lambda _: None,
+                 store: Path | None = None) -> Readings:
+    """One reading, recorded in the lag history (`store`, default its XDG file) as check
+    records one, paired with the newest reading of the context the history holds from
+    MIN_HISTORY_AGE to `max_age` seconds before it; without one, with a second reading `window`
+    seconds later (recorded too, so that the next run answers at once)."""
+    from streamctl.backends.kafka.isolated import isolated_backend
+    from streamctl.kafka.lag.store import default_path
+
+    kafka = isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout)
+    history = HistoryRequest(store or default_path(), ctx.name, ctx.thresholds.allowed_lag,
+                             ctx.thresholds.stall_window_seconds)
+    after = read_once(ctx, kafka, history=history)
+    recorded = recorded_reading(history.store, ctx.name, after.at - max_age,
+                                after.at - MIN_HISTORY_AGE) if max_age >= MIN_HISTORY_AGE else None
+    if recorded is None:
+        report(f"no reading in the lag history from the last {max_age:g} s: reading again in {window:g} s"
+               " (rates need two readings)")
+        time.sleep(max(0.0, window - (time.time() - after.at)))
+        return readings(ctx, after, read_once(ctx, kafka, history=history))
+    before = Reading(recorded.at, recorded_snapshot(recorded, after.snapshot), jobs=[])
+    return replace(readings(ctx, before, after), before_source="history")
+
+
+def recorded_snapshot(recorded: RecordedReading, now: KafkaSnapshot) -> KafkaSnapshot:
+    """`now`'s cluster as the lag history recorded it: the groups' committed offsets, and the log
+    ends of the topics whose every partition it holds (a topic partly held would seem to grow
+    slower than it does); the other topics have no earlier log end, hence no rate in."""
+    ends = {(topic, partition): log_end for _, topic, partition, _, log_end in recorded.offsets
+            if log_end is not None}
+    topics = tuple(replace(t, partitions=tuple(replace(p, high=ends[(t.name, p.partition)]) for p in t.partitions))
+                   for t in now.topics if t.partitions and all((t.name, p.partition) in ends for p in t.partitions))
+    lags = tuple(PartitionLag(group, topic, partition, committed, None, log_end)
+                 for group, topic, partition, committed, log_end in recorded.offsets)
+    return replace(now, taken_at=recorded.at, offsets_read_at=recorded.at, topics=topics, lags=lags, errors=())
 
 
 @dataclass(frozen=True)
@@ -39,15 +81,17 @@ class Reading:
     errors: tuple[str, ...] = ()
 
 
-def read_once(ctx, kafka, everything: bool = True) -> Reading:
+def read_once(ctx, kafka, everything: bool = True, history: HistoryRequest | None = None) -> Reading:
     """Kafka and the Spark jobs' checkpoints; with `everything`, also the Flume agents and the
-    Connect connectors (what only the later of two readings needs), all read together."""
+    Connect connectors (what only the later of two readings needs), all read together. With
+    `history`, Kafka's reading is joined with the lag history and recorded in it, as check does."""
     errors: list[str] = []
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="pipeline") as pool:
         jobs = pool.submit(_guarded, errors, "spark", _jobs, ctx, [])
         flume = pool.submit(_guarded, errors, "flume", _flume, ctx, {}) if everything else None
         connectors = pool.submit(_guarded, errors, "connect", _connectors, ctx, []) if everything else None
-        snapshot = kafka.snapshot(topic_configs=False, lag_time=everything)
+        snapshot = snapshot_with_history(kafka, history, topic_configs=False, lag_time=everything)[0] \
+            if history else kafka.snapshot(topic_configs=False, lag_time=everything)
         reading = Reading(snapshot.offsets_read_at or snapshot.taken_at, snapshot, jobs.result(),
                           flume.result() if flume else {}, connectors.result() if connectors else [])
     return replace(reading, errors=tuple(errors + list(snapshot.errors)))
