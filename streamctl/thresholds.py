@@ -67,7 +67,8 @@ class Thresholds(SettingsModel):
     """... and before it is critical."""
     pipeline_history_max_age_seconds: float = Field(300.0, ge=0)
     """Age up to which `streamctl pipeline` (without --window) takes its earlier reading from the lag
-    history that check and the dashboard record, instead of waiting for a second reading (0: always wait)."""
+    history that check and the dashboard record, instead of waiting for a second reading (under 15, the
+    shortest span it takes rates over: always two readings)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:

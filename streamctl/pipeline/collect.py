@@ -7,6 +7,7 @@ A system that cannot be read is named in the map's errors; its hops are missing,
 
 from __future__ import annotations
 
+import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,9 @@ from streamctl.pipeline.derive import Readings
 
 KAFKA_SINK = "org.apache.flume.sink.kafka.KafkaSink"
 FLUME_TIMEOUT = 2.0
-MIN_HISTORY_AGE = 1.0  # seconds: a history reading newer than this is too close for rates
+# Seconds between two readings at the least when one is the lag history's: commits land in steps
+# (the demo's sink every 10 s, its Streams app every 5 s), so a shorter span reads as "committed nothing".
+SPAN = 15.0
 
 
 def read(ctx, window: float, report=lambda _: None) -> Readings:
@@ -32,11 +35,10 @@ def read(ctx, window: float, report=lambda _: None) -> Readings:
     return readings(ctx, before, read_once(ctx, kafka))
 
 
-def read_at_once(ctx, max_age: float, window: float, report=lambda _: None,
-                 store: Path | None = None) -> Readings:
+def read_at_once(ctx, max_age: float, report=lambda _: None, store: Path | None = None) -> Readings:
     """One reading, recorded in the lag history (`store`, default its XDG file) as check
-    records one, paired with the newest reading of the context the history holds from
-    MIN_HISTORY_AGE to `max_age` seconds before it; without one, with a second reading `window`
+    records one, paired with the reading history_before() finds there; after a wait for the rest
+    of SPAN and a reading again if that one is younger. Without any, a second reading SPAN
     seconds later (recorded too, so that the next run answers at once)."""
     from streamctl.backends.kafka.isolated import isolated_backend
     from streamctl.kafka.lag.store import default_path
@@ -45,15 +47,29 @@ def read_at_once(ctx, max_age: float, window: float, report=lambda _: None,
     history = HistoryRequest(store or default_path(), ctx.name, ctx.thresholds.allowed_lag,
                              ctx.thresholds.stall_window_seconds)
     after = read_once(ctx, kafka, history=history)
-    recorded = recorded_reading(history.store, ctx.name, after.at - max_age,
-                                after.at - MIN_HISTORY_AGE) if max_age >= MIN_HISTORY_AGE else None
+    recorded = history_before(history.store, ctx.name, after.at, max_age)
     if recorded is None:
-        report(f"no reading in the lag history from the last {max_age:g} s: reading again in {window:g} s"
+        report(f"no reading in the lag history from the last {max_age:g} s: reading again in {SPAN:g} s"
                " (rates need two readings)")
-        time.sleep(max(0.0, window - (time.time() - after.at)))
+        time.sleep(max(0.0, SPAN - (time.time() - after.at)))
         return readings(ctx, after, read_once(ctx, kafka, history=history))
+    if (rest := recorded.at + SPAN - time.time()) > 0:
+        report(f"the lag history's newest reading is {SPAN - rest:.0f} s old: reading again in {rest:.0f} s"
+               f" (rates need {SPAN:g} s between readings)")
+        time.sleep(rest)
+        after = read_once(ctx, kafka, history=history)
     before = Reading(recorded.at, recorded_snapshot(recorded, after.snapshot), jobs=[])
     return replace(readings(ctx, before, after), before_source="history")
+
+
+def history_before(store: Path, context: str, at: float, max_age: float) -> RecordedReading | None:
+    """The lag history's reading to pair with one taken at `at` (which it may hold already): the
+    newest of the context at least SPAN and at most `max_age` seconds older; else the newest
+    younger than SPAN; None when it holds neither (or `max_age` is under SPAN)."""
+    if max_age < SPAN:
+        return None
+    return (recorded_reading(store, context, at - max_age, at - SPAN)
+            or recorded_reading(store, context, at - SPAN, math.nextafter(at, 0.0)))
 
 
 def recorded_snapshot(recorded: RecordedReading, now: KafkaSnapshot) -> KafkaSnapshot:

@@ -7,7 +7,6 @@ import click
 from streamctl.session import Session
 
 FORMATS = ["table", "json", "tree", "dot", "mermaid"]
-WINDOW = 15.0  # seconds between two readings when the lag history holds no recent one
 
 
 @click.command("pipeline")
@@ -15,8 +14,8 @@ WINDOW = 15.0  # seconds between two readings when the lag history holds no rece
               help="table, JSON, the flow drawn from its sources (tree), or a graph for docs "
                    "(Graphviz dot, Mermaid).")
 @click.option("--window", type=click.FloatRange(1.0, 300.0), default=None, metavar="SECONDS",
-              help="Read twice, SECONDS apart, for the rates. Default: once, against the lag history's "
-                   "newest reading (thresholds.pipeline_history_max_age_seconds, 300 s), else twice 15 s apart.")
+              help="Read twice, SECONDS apart, for the rates. Default: once, against a reading of the lag "
+                   "history 15 s to thresholds.pipeline_history_max_age_seconds (300) old; else twice 15 s apart.")
 @click.pass_obj
 def pipeline(session: Session, output: str, window: float | None) -> None:
     """Writers, topics and readers of the whole pipeline, derived from Kafka, Flume, Spark,
@@ -36,7 +35,7 @@ def pipeline(session: Session, output: str, window: float | None) -> None:
     ctx = session.context()
     report = (lambda line: click.echo(line, err=True)) if output in ("table", "tree") else (lambda _: None)
     readings = read(ctx, window, report) if window is not None else read_at_once(
-        ctx, ctx.thresholds.pipeline_history_max_age_seconds, WINDOW, report)
+        ctx, ctx.thresholds.pipeline_history_max_age_seconds, report)
     pipeline_map = derive(readings, ctx.thresholds)
     data = render.as_dict(pipeline_map)
     if output == "tree":

@@ -1,6 +1,7 @@
 """`streamctl pipeline` without --window: the earlier reading taken from the lag history (the
-newest within its ages, of this context) and the map derived from it, on readings captured from
-the demo (tests/fixtures/capture_pipeline.py) written to a real LagStore as check writes them."""
+newest of this context 15 s to 300 s old, else a younger one) and the map derived from it, on
+readings captured from the demo (tests/fixtures/capture_pipeline.py) written to a real LagStore
+as check writes them."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ from dataclasses import replace
 import pytest
 from pydantic import ValidationError
 
-from streamctl.kafka.history import recorded_reading
 from streamctl.kafka.lag.store import LagStore
 from streamctl.model.kafka import KafkaSnapshot
-from streamctl.pipeline.collect import MIN_HISTORY_AGE, recorded_snapshot
+from streamctl.pipeline.collect import SPAN, history_before, recorded_snapshot
 from streamctl.pipeline.derive import Readings, derive
 from streamctl.pipeline.render import as_dict, heading
 from streamctl.thresholds import Thresholds
@@ -33,7 +33,7 @@ def record(path, snap: KafkaSnapshot, at: float, context: str = "sandbox") -> No
 
 
 def chosen(path, now: float, context: str = "sandbox"):
-    return recorded_reading(path, context, now - MAX_AGE, now - MIN_HISTORY_AGE)
+    return history_before(path, context, now, MAX_AGE)
 
 
 def from_history(demo: Readings, path) -> Readings:
@@ -55,25 +55,27 @@ def test_the_newest_reading_within_the_ages_is_taken_with_its_offsets(demo, tmp_
                                               for l in demo.before.lags if l.committed is not None)
 
 
-def test_no_history_too_old_too_new_or_another_contexts_gives_no_reading(demo, tmp_path):
+def test_no_history_too_old_or_another_contexts_gives_no_reading(demo, tmp_path):
     path, now = tmp_path / "lag.sqlite", demo.after.taken_at
     assert chosen(path, now) is None  # no file yet (neither check nor the dashboard ran)
     record(path, demo.before, now - MAX_AGE - 1)
     assert chosen(path, now) is None  # too old
-    record(path, demo.before, now - 0.5)
-    assert chosen(path, now) is None  # too new: no rate over half a second
     record(tmp_path / "other.sqlite", demo.before, now - 30, context="prod")
     assert chosen(tmp_path / "other.sqlite", now) is None  # another context's
     record(path, demo.after, now)  # this run's own reading, recorded before the choice
     assert chosen(path, now) is None
+    assert history_before(path, "sandbox", now + 30, SPAN - 1) is None  # max age under SPAN: the history is off
 
 
-def test_a_too_new_reading_gives_way_to_an_older_one(demo, tmp_path):
+def test_a_too_new_reading_gives_way_to_an_older_one_else_is_waited_for(demo, tmp_path):
     path, now = tmp_path / "lag.sqlite", demo.after.taken_at
-    record(path, demo.before, now - 30)
+    record(path, demo.before, now - 5)
+    # Only a reading younger than SPAN: read_at_once waits the rest of SPAN, then reads again.
+    young = chosen(path, now)
+    assert young is not None and young.at == now - 5
     record(path, demo.before, now - 0.5)
-    recorded = chosen(path, now)
-    assert recorded is not None and recorded.at == now - 30
+    older = chosen(path, now + 12)  # the reading 17 s old now, not the one 12.5 s old
+    assert older is not None and older.at == now - 5
 
 
 def test_rates_from_the_history_reading_match_those_of_a_live_reading(demo, tmp_path):
