@@ -8,7 +8,7 @@ Uses the current config context (a running demo sandbox: `streamctl sandbox up`)
 --start its own demo sandbox (ZooKeeper, 3 brokers, Flume, Spark job, Connect) in a temporary
 directory, stopped at the end. Records a reading in the lag history with
 `streamctl check --component kafka` (as cron's check or the dashboard do), waits until the demo's
-job hop is on the map, then times whole processes, taking turns:
+job hop is on the map and check's reading is 15 s old, then times whole processes, taking turns:
   history  `streamctl pipeline -o json`: one fresh reading, against the history's newest
   window   `streamctl pipeline -o json --window 15`: two readings 15 s apart
 Cold: each command's first run (its history holds only check's reading); warm: the median of
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from bench.check_vs_kafka_cli import STREAMCTL
 from bench.scene import wait_until_quiet
+from streamctl.pipeline.collect import SPAN
 
 TARGET = 1.0  # seconds: `pipeline` when the lag history holds readings (issue #30)
 JOB_HOP = "weblogs -> weblog-stats via job weblog-stats"
@@ -65,7 +66,7 @@ def wait_for_the_demo(env: dict[str, str], limit: float = 300.0) -> None:
 def measure(env: dict[str, str], runs: int, window_runs: int) -> dict[str, list[float]]:
     """Seconds of every run, first one first; history runs' windows (their history's age) too."""
     run(["check", "--component", "kafka", "--format", "json"], env)
-    time.sleep(1.5)  # the pipeline takes a history reading once it is 1 s old
+    time.sleep(SPAN + 0.5)  # a younger history reading is waited for until SPAN old
     times: dict[str, list[float]] = {"history": [], "window": [], "history age": []}
     for turn in range(max(runs, window_runs) + 1):
         if turn <= runs:

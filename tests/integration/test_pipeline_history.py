@@ -28,13 +28,17 @@ def recorded_at(store, context: str) -> float | None:
 
 
 def answered_from_history(sandbox, store) -> dict | None:
-    """Record a reading with check, then ask the pipeline once that reading is a second old: the
-    map, once the demo's readers have all committed (a fresh sandbox's job and sink need a while)."""
+    """Record a reading with check, then ask the pipeline once that reading is SPAN old (the
+    shortest span it takes rates over): the map, once the demo's readers have all committed (a
+    fresh sandbox's job and sink need a while)."""
+    from streamctl.pipeline.collect import SPAN
+
     check = sandbox.cli("check", "--component", "kafka", "--format", "json")
     assert check.returncode in (0, 1, 2), check.stdout + check.stderr
     check_at = recorded_at(store, sandbox.context)
     assert check_at is not None
-    sandbox.wait_until(lambda: time.time() - check_at > 1.5, timeout=10, interval=0.2, what="a reading 1.5 s old")
+    sandbox.wait_until(lambda: time.time() - check_at > SPAN + 0.5, timeout=30, interval=0.2,
+                       what=f"check's reading {SPAN:g} s old")
     started = time.time()
     result = sandbox.cli("pipeline", "-o", "json")
     returned = time.time()
@@ -54,7 +58,7 @@ def test_pipeline_answers_from_the_reading_check_recorded(sandbox, monkeypatch):
 
     monkeypatch.setenv("XDG_STATE_HOME", str(sandbox.xdg_state))
     store = default_path()
-    data = sandbox.wait_until(lambda: answered_from_history(sandbox, store), timeout=120, interval=1,
+    data = sandbox.wait_until(lambda: answered_from_history(sandbox, store), timeout=180, interval=1,
                               what="every demo reader's rate from the history reading")
     hops = {h["name"]: h for h in data["hops"]}
     assert hops["flume weblogs -> weblogs"]["rate_in"] > 0, json.dumps(data)  # the load generator writes ~10 lines/s
