@@ -249,12 +249,11 @@ def _job_progress_from_events(view, after: KafkaSnapshot, window: float,
     samples = view.progress.samples if view.progress else ()
     until = _reading_time(after)
     since = until - window
-    started = [(epoch_seconds(s.timestamp), s.num_input_rows) for s in samples]
-    if len(topics) != 1 or not started or any(at is None for at, _ in started) or min(
-            at for at, _ in started if at is not None) > since:
+    started = [(at, s.num_input_rows) for s in samples if (at := epoch_seconds(s.timestamp)) is not None]
+    if len(topics) != 1 or len(started) < len(samples) or not started or min(at for at, _ in started) > since:
         return {}, {}
     [topic] = topics
-    rows = sum(count for at, count in started if at is not None and since < at <= until)
+    rows = sum(count for at, count in started if since < at <= until)
     return {topic: rows}, ({topic: grown[topic]} if topic in grown else {})
 
 
