@@ -11,8 +11,8 @@ directory, stopped at the end. Records a reading in the lag history with
 job hop is on the map and check's reading is 15 s old, then times whole processes, taking turns:
   history  `streamctl pipeline -o json`: one fresh reading, against the history's newest
   window   `streamctl pipeline -o json --window 15`: two readings 15 s apart
-Cold: each command's first run (its history holds only check's reading); warm: the median of
---runs (--window-runs for the window). Every history run must have answered from the history
+Cold: each command's first run (its history holds only check's reading; the page cache is as
+check left it); warm: the median of the --runs (--window-runs) after it. Every history run must have answered from the history
 (its JSON's before_source), else the exit status is 1. Target: history < 1 s: met / not met,
 cold and warm; the ratio window / history. Progress goes to stderr, the figures to stdout.
 """
@@ -69,16 +69,19 @@ def measure(env: dict[str, str], runs: int, window_runs: int) -> dict[str, list[
     time.sleep(SPAN + 0.5)  # a younger history reading is waited for until SPAN old
     times: dict[str, list[float]] = {"history": [], "window": [], "history age": []}
     for turn in range(max(runs, window_runs) + 1):
+        took_now = []
         if turn <= runs:
             took, data = run(HISTORY, env)
             if data["before_source"] != "history":
                 raise SystemExit(f"run {turn + 1} of `pipeline` did not answer from the history: {data['before_source']}")
             times["history"].append(took)
             times["history age"].append(data["window_seconds"])
+            took_now.append(f"history {took:.3f} s")
         if turn <= window_runs:
             took, data = run(WINDOW, env)
             times["window"].append(took)
-        progress(f"turn {turn + 1}: history {times['history'][-1]:.3f} s, window {times['window'][-1]:.3f} s")
+            took_now.append(f"window {took:.3f} s")
+        progress(f"turn {turn + 1}: {', '.join(took_now)}")
     return times
 
 
