@@ -65,6 +65,10 @@ class Thresholds(SettingsModel):
     """Seconds a pipeline hop may need to drain its backlog before a warning (`streamctl pipeline`)."""
     drain_eta_seconds_crit: float = Field(3600.0, gt=0)
     """... and before it is critical."""
+    pipeline_history_max_age_seconds: float = Field(300.0, ge=0)
+    """Age up to which `streamctl pipeline` (without --window) takes its earlier reading from the lag
+    history that check and the dashboard record, instead of waiting for a second reading (under 15, the
+    shortest span it takes rates over: always two readings)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> Thresholds:

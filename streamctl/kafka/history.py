@@ -85,3 +85,29 @@ def _with_history_seconds(store: LagStore, context: str, lag: PartitionLag, now:
         return lag
     seconds = store.lag_seconds_from_history(context, lag.group, lag.topic, lag.partition, lag.committed, now)
     return lag if seconds is None else replace(lag, lag_seconds=seconds, lag_seconds_source="history")
+
+
+@dataclass(frozen=True)
+class RecordedReading:
+    """One reading the lag history holds: when (unix seconds), and per partition a group had
+    committed offsets on, (group, topic, partition, committed offset, log end)."""
+
+    at: float
+    offsets: tuple[tuple[str, str, int, int, int | None], ...]
+
+
+def recorded_reading(store: Path, context: str, oldest: float, newest: float) -> RecordedReading | None:
+    """The newest reading of `context` the history holds dated within [oldest, newest]; None
+    when it holds none (check and the dashboard record one a run or refresh). Every
+    partition recorded at one time is of one snapshot: a run records its snapshot at once."""
+    if not store.exists():
+        return None
+    with LagStore(store) as opened:
+        samples = opened.samples(context)
+    times = {ts for *_, series in samples for ts, _, _ in series if oldest <= ts <= newest}
+    if not times:
+        return None
+    at = max(times)
+    return RecordedReading(at, tuple((group, topic, partition, committed, log_end)
+                                     for group, topic, partition, series in samples
+                                     for ts, committed, log_end in series if ts == at))

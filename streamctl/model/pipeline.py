@@ -82,6 +82,8 @@ class PipelineMap:
     hops: tuple[Hop, ...]
     window_seconds: float  # between the two readings the rates come from
     errors: tuple[str, ...] = ()  # systems that could not be read (their hops are missing)
+    before_source: str = "reading"  # the earlier reading: "reading" (this run's) | "history" (the lag history's)
+    before_at: float | None = None  # unix seconds of the earlier reading
 
 
 def eta_text(seconds: float | None) -> str:

@@ -9,7 +9,11 @@ event-time lag to the hops it reads: when the job observed minus the newest even
 
 Rates come from two readings `window` seconds apart: into a topic, its log-end growth; out of
 it, the reader's committed-offset growth (a Spark job: its checkpoint's committed offsets, 0
-once stopped). A reader's ETA is its backlog over the rate it reads at:
+once stopped). The earlier reading may be one the lag history holds (`before_source`
+"history"): it has the groups' committed offsets and their partitions' log ends, not the jobs'
+checkpoints, so a job's rate out is then the rows of its batches triggered between the readings
+(its progress events, when they reach back that far; else unknown). A reader's ETA is its
+backlog over the rate it reads at:
 
     backlog within allowed_lag                               drained, OK
     stopped (no members, not running) while behind           never, CRIT
@@ -35,6 +39,7 @@ from streamctl.kafka.streams.apps import find_apps
 from streamctl.model.health import Severity
 from streamctl.model.kafka import KafkaSnapshot
 from streamctl.model.pipeline import NEVER, Hop, Node, PipelineMap
+from streamctl.spark.state import epoch_seconds
 from streamctl.spark.state_summary import event_time_lag
 
 SLOWER_FACTOR = 0.5  # an out rate below (1 - this) x the in rate is falling behind
@@ -59,12 +64,14 @@ class Readings:
     errors: tuple[str, ...] = ()
     producers: dict[str, list[str]] = field(default_factory=dict)  # named writers the context adds
     group_outputs: dict[str, list[str]] = field(default_factory=dict)  # group -> topics it writes
+    before_source: str = "reading"  # "history": `before` is a reading the lag history holds
 
 
 def derive(readings: Readings, thresholds) -> PipelineMap:
     r = readings
     known_topics = {t.name for t in r.after.topics}
-    rates_in = _rates_in(r.before, r.after, r.window)
+    grown = _log_end_growth(r.before, r.after)
+    rates_in = {topic: count / r.window for topic, count in grown.items()} if r.window > 0 else {}
     hops: list[Hop] = []
     readers_of_groups: set[str] = set()
 
@@ -98,6 +105,8 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
         state = _job_state(view)
         node = Node("job", view.name, state)
         moved, arrived = _job_progress(earlier_jobs.get(view.name), view)
+        if view.name not in earlier_jobs and r.before_source == "history":
+            moved, arrived = _job_progress_from_events(view, r.after, r.window, grown)
         event_lag = event_time_lag(view.progress, view.observed_at)
         for topic, backlog in _job_backlogs(view).items():
             rate = 0.0 if state in ("stopped", "silent") else (
@@ -128,7 +137,8 @@ def derive(readings: Readings, thresholds) -> PipelineMap:
     nodes |= {f"topic:{h.topic}": Node("topic", h.topic) for h in hops}
     depth = _depths(hops)
     ordered = sorted(hops, key=lambda h: (depth.get(h.topic, 0), h.topic, h.reader is not None, h.source, h.target))
-    return PipelineMap(tuple(sorted(nodes.values(), key=lambda n: n.id)), tuple(ordered), r.window, r.errors)
+    return PipelineMap(tuple(sorted(nodes.values(), key=lambda n: n.id)), tuple(ordered), r.window, r.errors,
+                       r.before_source, _reading_time(r.before))
 
 
 def _depths(hops: list[Hop]) -> dict[str, int]:
@@ -155,14 +165,18 @@ def _depths(hops: list[Hop]) -> dict[str, int]:
     return depth
 
 
-def _rates_in(before: KafkaSnapshot, after: KafkaSnapshot, window: float) -> dict[str, float]:
-    """Records a second into each topic (partitions read both times)."""
+def _log_end_growth(before: KafkaSnapshot, after: KafkaSnapshot) -> dict[str, int]:
+    """Records written to each topic between the readings (partitions read both times)."""
     ends = {(p.topic, p.partition): p.high for p in before.partitions if p.high is not None}
     grown: dict[str, int] = defaultdict(int)
     for p in after.partitions:
         if p.high is not None and (p.topic, p.partition) in ends:
             grown[p.topic] += max(0, p.high - ends[(p.topic, p.partition)])
-    return {topic: count / window for topic, count in grown.items()} if window > 0 else {}
+    return dict(grown)
+
+
+def _reading_time(snapshot: KafkaSnapshot) -> float:
+    return snapshot.offsets_read_at or snapshot.taken_at
 
 
 def _group_positions(before: KafkaSnapshot, after: KafkaSnapshot, window: float):
@@ -223,6 +237,24 @@ def _job_progress(before, after) -> tuple[dict[str, int], dict[str, int]]:
             if (step := _grown(previous, lag, attribute)) is not None:
                 totals[lag.topic] += step
     return dict(moved), dict(arrived)
+
+
+def _job_progress_from_events(view, after: KafkaSnapshot, window: float,
+                              grown: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """_job_progress when the earlier reading has no checkpoint (the lag history's): the rows of
+    the batches triggered within the `window` before `after`, from the job's progress events,
+    for a job reading one topic (its batches' rows are not split by topic), when the events reach
+    back to the window's start; and what arrived at that topic meanwhile (its log-end growth)."""
+    topics = list(_job_backlogs(view))
+    samples = view.progress.samples if view.progress else ()
+    until = _reading_time(after)
+    since = until - window
+    started = [(at, s.num_input_rows) for s in samples if (at := epoch_seconds(s.timestamp)) is not None]
+    if len(topics) != 1 or len(started) < len(samples) or not started or min(at for at, _ in started) > since:
+        return {}, {}
+    [topic] = topics
+    rows = sum(count for at, count in started if since < at <= until)
+    return {topic: rows}, ({topic: grown[topic]} if topic in grown else {})
 
 
 def _grown(previous, lag, attribute: str) -> int | None:

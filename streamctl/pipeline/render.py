@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from streamctl.model.pipeline import NEVER, SCREENS, PipelineMap, eta_text
 from streamctl.pipeline.health import hop_name
@@ -12,20 +13,45 @@ def as_dict(pipeline: PipelineMap) -> dict:
     def rate(value):
         return None if value is None else round(value, 3)
 
+    hops = [(hop_name(pipeline, h), h) for h in pipeline.hops]
     return {
         "window_seconds": round(pipeline.window_seconds, 3),
+        "before_source": pipeline.before_source,
+        "before_at": None if pipeline.before_at is None else round(pipeline.before_at, 3),
+        # the earlier reading's age when the later one was taken: the window the rates are over
+        "before_age_seconds": round(pipeline.window_seconds, 3),
         "nodes": [{"id": n.id, "kind": n.kind, "name": n.name, "state": n.state, "screen": SCREENS[n.kind]}
                   for n in pipeline.nodes],
-        "hops": [{"name": hop_name(pipeline, h), "source": h.source, "target": h.target, "topic": h.topic,
+        "hops": [{"name": name, "source": h.source, "target": h.target, "topic": h.topic,
                   "direction": "out" if h.reader else "in", "rate_in": rate(h.rate_in), "rate_out": rate(h.rate_out),
                   "backlog": h.backlog, "lag_seconds": h.lag_seconds,
                   "eta_seconds": None if h.eta_seconds in (None, NEVER) else round(h.eta_seconds, 1),
                   "eta": eta_text(h.eta_seconds), "trend": h.trend, "severity": h.severity.value, "note": h.note,
                   "event_time_lag_seconds": None if h.event_time_lag_seconds is None
                   else round(h.event_time_lag_seconds, 1)}
-                 for h in pipeline.hops],
+                 for name, h in hops],
+        "rates_missing": [f"{name} ({direction})" for name, h in hops for direction, value in
+                          (("in", h.rate_in), ("out", h.rate_out)) if value is None and (direction == "in" or h.reader)],
         "errors": list(pipeline.errors),
     }
+
+
+def heading(window_seconds: float, before_source: str, before_at: float | None) -> str:
+    """`pipeline (rates over 47 s, from the history reading at 12:03:10)`"""
+    source = f", from the history reading at {time.strftime('%H:%M:%S', time.localtime(before_at))}" \
+        if before_source == "history" and before_at is not None else ""
+    return f"pipeline (rates over {window_seconds:.0f} s{source})"
+
+
+def notes(data: dict) -> None:
+    """Under the map: the rates a history reading could not give, and the systems not read."""
+    from streamctl.console import out
+
+    if data["before_source"] == "history" and data["rates_missing"]:
+        out.print(f"no rate without a second reading (--window gives them): {', '.join(data['rates_missing'])}",
+                  highlight=False)
+    for error in data["errors"]:
+        out.print(f"[yellow]unread:[/] {error}", highlight=False)
 
 
 def table(data: dict) -> None:
@@ -38,13 +64,10 @@ def table(data: dict) -> None:
              figure(h["lag_seconds"]), h["trend"] if h["direction"] == "out" else None,
              h["eta"] if h["direction"] == "out" else None, figure(h["event_time_lag_seconds"])]
             for h in data["hops"]]
-    simple_table(f"pipeline (rates over {data['window_seconds']:.0f} s)",
+    simple_table(heading(data["window_seconds"], data["before_source"], data["before_at"]),
                  ["hop", "health", "in/s", "out/s", "backlog", "lag (s)", "trend", "drains", "event-time lag (s)"],
                  rows, right={"in/s", "out/s", "backlog", "lag (s)", "event-time lag (s)"})
-    for error in data["errors"]:
-        from streamctl.console import out
-
-        out.print(f"[yellow]unread:[/] {error}", highlight=False)
+    notes(data)
 
 
 def tree(pipeline: PipelineMap) -> None:
@@ -52,10 +75,9 @@ def tree(pipeline: PipelineMap) -> None:
     from streamctl.console import out
     from streamctl.pipeline.flow import rich_tree
 
-    out.print(f"pipeline (rates over {pipeline.window_seconds:.0f} s)", highlight=False)
+    out.print(heading(pipeline.window_seconds, pipeline.before_source, pipeline.before_at), highlight=False)
     out.print(rich_tree(pipeline), highlight=False)
-    for error in pipeline.errors:
-        out.print(f"[yellow]unread:[/] {error}", highlight=False)
+    notes(as_dict(pipeline))
 
 
 def _edge_label(h: dict) -> str:
