@@ -38,7 +38,12 @@ def single_kraft(tmp_path_factory) -> RunningSandbox:
     sb = Sandbox(name=SINGLE, config_path=tmp / "config.yaml", state_dir=tmp / "state" / "streamctl")
     state, _ = sb.up(brokers=1, kraft=True, with_addons=False)
     try:
-        yield RunningSandbox(sb, state, tmp / "state")
+        running = RunningSandbox(sb, state, tmp / "state")
+        # Just started, the node may not serve its partitions' offsets yet ("Not leader for
+        # partition": check says UNKNOWN); the test's "before" is a cluster check reads OK.
+        running.wait_until(lambda: running.cli("check", "--component", "kafka", timeout=60).returncode == 0,
+                           timeout=90, interval=1, what=f"check to read {SINGLE} OK")
+        yield running
     finally:
         sb.down()
 
