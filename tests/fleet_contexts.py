@@ -1,6 +1,7 @@
 """A fleet of contexts for the tests of `check --all-contexts` and the dashboard's Fleet screen:
 the session's ZooKeeper-mode and KRaft sandboxes, two named sandboxes of one config file
-(contexts `sandbox` and `kraft`), plus a context whose Kafka is a closed port."""
+(contexts `sandbox` and `kraft`), plus a context whose Kafka is a closed port; or the contexts
+of sandboxes with config files of their own, gathered into one (`sandboxes_config`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ def fleet_config(tmp_path, sandbox, kraft_sandbox, **more: dict) -> dict[str, st
     data["contexts"]["dead"] = {"kafka": {"bootstrap_servers": free_address(), "timeout": 5}}
     data["contexts"].update(more)
     data["current-context"] = sandbox.context
+    return fleet_env(tmp_path, data)
+
+
+def sandboxes_config(tmp_path, *running) -> dict[str, str]:
+    """One config file holding each running sandbox's context, read from its own config file (a
+    sandbox of a module's own writes into a file of its own), the first one current; the env to use it."""
+    contexts = {sandbox.context: sandbox_context(sandbox) for sandbox in running}
+    assert len(contexts) == len(running), [sandbox.context for sandbox in running]  # one name each
+    return fleet_env(tmp_path, {"contexts": contexts, "current-context": running[0].context})
+
+
+def fleet_env(tmp_path, data: dict) -> dict[str, str]:
+    """Write `data` as the fleet's config file under tmp_path; the env to use it."""
     path = tmp_path / "fleet.yaml"
     path.write_text(yaml.safe_dump(data))
     return {**os.environ, "STREAMCTL_CONFIG": str(path), "XDG_STATE_HOME": str(tmp_path / "state")}

@@ -1,6 +1,7 @@
 """Several contexts in one check and `contexts test`, against the ZooKeeper-mode and the KRaft
 sandboxes side by side, two named sandboxes of one config file (plus a context whose Kafka is a
-closed port); kafka_exporter's lag series against streamctl's own."""
+closed port); a one-node KRaft sandbox of this module's own whose broker is stopped beside the
+ZooKeeper-mode one; kafka_exporter's lag series against streamctl's own."""
 
 from __future__ import annotations
 
@@ -13,16 +14,51 @@ from collections import Counter
 import pytest
 import yaml
 
+from streamctl.sandbox.stack import Sandbox
 from tests.check_outputs import samples
 from tests.check_reasons import is_service_condition
-from tests.conftest import run_cli
-from tests.fleet_contexts import fleet_config, sandbox_context
+from tests.conftest import RunningSandbox, run_cli
+from tests.fleet_contexts import fleet_config, sandbox_context, sandboxes_config
 from tests.integration.kafka_helpers import commit, free_address, produce, unique, write_context
+from tests.jvm_guard import service_fixture
 
 pytestmark = pytest.mark.integration
 
 TIMEOUT = 30  # check's --timeout: the deadline of each context, and so of the whole run
 SEVERITY_CODES = {"OK": 0, "WARN": 1, "CRIT": 2, "UNKNOWN": 3}
+SINGLE = "kraft-single"  # the name (and context) of this module's own one-node KRaft sandbox
+
+
+@service_fixture(scope="module")
+def single_kraft(tmp_path_factory) -> RunningSandbox:
+    """One KRaft node (broker and controller), Kafka only, with its own state dir and config file:
+    a cluster the test may stop, the session's sandboxes staying up for the other tests. The test
+    that uses it leaves its broker stopped; the module's end takes it down."""
+    tmp = tmp_path_factory.mktemp("kraft-single")
+    sb = Sandbox(name=SINGLE, config_path=tmp / "config.yaml", state_dir=tmp / "state" / "streamctl")
+    state, _ = sb.up(brokers=1, kraft=True, with_addons=False)
+    try:
+        running = RunningSandbox(sb, state, tmp / "state")
+        # Just started, the node may not serve its partitions' offsets yet ("Not leader for
+        # partition": check says UNKNOWN); the test's "before" is a cluster check reads OK.
+        running.wait_until(lambda: running.cli("check", "--component", "kafka", timeout=60).returncode == 0,
+                           timeout=90, interval=1, what=f"check to read {SINGLE} OK")
+        yield running
+    finally:
+        sb.down()
+
+
+def check_all_contexts(env: dict[str, str]):
+    """`check --all-contexts -o json`: (the process, its document, each context's check, seconds taken)."""
+    started = time.monotonic()
+    result = run_cli("check", "--all-contexts", "-o", "json", "--timeout", str(TIMEOUT), env=env, timeout=TIMEOUT + 60)
+    took = time.monotonic() - started
+    doc = json.loads(result.stdout)
+    return result, doc, {entry["context"]: entry["check"] for entry in doc["contexts"]}, took
+
+
+def component_states(check: dict, names: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {name: (check["components"][name]["state"], check["components"][name]["evaluated"]) for name in names}
 
 
 def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_deadline(sandbox, kraft_sandbox,
@@ -59,6 +95,32 @@ def test_all_contexts_reports_each_the_dead_one_unknown_and_ends_within_the_dead
     assert found[("streamctl_check_state", dead_kafka)] == SEVERITY_CODES[dead["state"]]
     assert found[("streamctl_check_up", dead_kafka)] == (0 if dead["state"] == "UNKNOWN" else 1)
     assert found[("streamctl_check_up", (("component", "kafka"), ("context", "kraft")))] == 1
+
+
+def test_a_stopped_sandbox_fails_its_context_alone_and_the_run_ends_within_the_deadline(sandbox, single_kraft, tmp_path):
+    env = sandboxes_config(tmp_path, sandbox, single_kraft)
+    _, _, before, _ = check_all_contexts(env)
+    assert set(before) == {"sandbox", SINGLE}
+    assert before[SINGLE]["state"] == "OK", before[SINGLE]["summary"]
+    # The ZooKeeper-mode side as it usually is (WARN: an ensemble of one ZooKeeper), its cluster evaluated.
+    own = ("kafka", "zookeeper")
+    assert all(evaluated for _, evaluated in component_states(before["sandbox"], own).values()), before["sandbox"]
+
+    single_kraft.sandbox.stop_service("kafka-1")  # its only broker (and controller), for real: SIGTERM
+    result, doc, after, took = check_all_contexts(env)
+    assert set(after) == {"sandbox", SINGLE}
+    stopped = after[SINGLE]
+    assert stopped["state"] in ("UNKNOWN", "CRIT"), stopped
+    # UNKNOWN (not evaluated) or CRIT (KAFKA_UNREACHABLE): either way a Kafka connection named.
+    why = stopped["components"]["kafka"]["reason"] or " ".join(
+        f["text"] for f in stopped["findings"] if f["severity"] == stopped["state"])
+    assert "kafka" in why.lower() and is_service_condition(why), why
+    assert component_states(after["sandbox"], own) == component_states(before["sandbox"], own), after["sandbox"]
+    assert after["sandbox"]["state"] == before["sandbox"]["state"], (before["sandbox"], after["sandbox"])
+    worst = max(SEVERITY_CODES[check["state"]] for check in after.values())
+    assert result.returncode == doc["exit_code"] == worst, result.stderr
+    assert SEVERITY_CODES[doc["contexts"][0]["check"]["state"]] == worst  # the worst context first
+    assert took < TIMEOUT + 5, f"{took:.1f} s for a {TIMEOUT} s deadline"
 
 
 def test_the_nagios_line_names_the_worst_context_first(sandbox, kraft_sandbox, tmp_path):
