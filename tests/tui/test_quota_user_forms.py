@@ -9,7 +9,7 @@ from textual.widgets import Checkbox, Input, Label, Select
 
 from streamctl.tui.screens.dialogs.alter_quota import AlterQuotaDialog
 from streamctl.tui.screens.dialogs.scram_user import DeleteUserDialog, UserPasswordDialog
-from tests.tui.test_operation_forms import FormApp
+from tests.tui.form_app import FormApp
 
 SECRET = "s3cret pass"  # a space inside: a password is taken as typed, never stripped
 

@@ -37,11 +37,11 @@ class QuotasScreen(DataScreen):
     heading = "Quotas & users"
     BINDINGS = [
         Binding("a", "alter_quota", "Alter quota", id="quotas.alter",
-                tooltip="alter quota: set or remove a user's, client-id's or IP's quota (or a default's)"),
-        Binding("n", "create_user", "Create user", id="users.create", tooltip="create a SCRAM user"),
+                tooltip="Alter quota: set or remove a user's, client-id's or IP's (or a default's)"),
+        Binding("n", "create_user", "Create user", id="users.create", tooltip="Create user (SCRAM)"),
         Binding("p", "set_user_password", "Set password", id="users.set_password",
-                tooltip="set the selected SCRAM user's password"),
-        Binding("d", "delete_user", "Delete user", id="users.delete", tooltip="delete the selected SCRAM user"),
+                tooltip="Set password of the selected user"),
+        Binding("d", "delete_user", "Delete user", id="users.delete", tooltip="Delete user (or one credential)"),
     ]
 
     def compose_body(self) -> ComposeResult:
