@@ -19,7 +19,7 @@ from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.screens.quotas import QuotasScreen
 from tests.faults.pilot import until
 from tests.security.helpers import files_holding, login, logs_in_as, unique
-from tests.tui.live_dashboard import rows, settle
+from tests.tui.live_dashboard import execute_plan, plan_rows, rows, settle
 
 pytestmark = pytest.mark.integration
 
@@ -43,19 +43,6 @@ async def open_form(app, pilot, key: str, fields: dict[str, str]) -> None:
     await pilot.pause()
 
 
-async def plan(app, pilot) -> list[list[str]]:
-    await pilot.click("#plan")
-    await until(pilot, lambda: isinstance(app.screen, PlanDialog) and rows(app, "#plan-changes"), 60, "the plan")
-    await settle(app, pilot)
-    return rows(app, "#plan-changes")
-
-
-async def execute(app, pilot) -> None:
-    await pilot.click("#execute")
-    await until(pilot, lambda: not isinstance(app.screen, PlanDialog), 60, "the operation done")
-    await settle(app, pilot)
-
-
 async def test_a_user_created_and_deleted_through_the_dialogs_logs_in_then_not(secure):
     user, password = unique("tuiapp"), f"pw-{random_secrets.token_urlsafe(18)}"
     audit = secure.xdg_state / "streamctl" / "audit.jsonl"
@@ -70,17 +57,17 @@ async def test_a_user_created_and_deleted_through_the_dialogs_logs_in_then_not(s
 
         await open_form(app, pilot, "n", {"name": user, "password": password, "confirm": password})
         screens.append(app.export_screenshot())
-        assert await plan(app, pilot) == [[f"user {user}", DEFAULT_MECHANISM, "-", "4096 iterations", NOT_SHOWN]]
+        assert await plan_rows(app, pilot) == [[f"user {user}", DEFAULT_MECHANISM, "-", "4096 iterations", NOT_SHOWN]]
         screens.append(app.export_screenshot())
-        await execute(app, pilot)
+        await execute_plan(app, pilot)
         logs_in_as(secure, user, password, "ok")
         await until(pilot, lambda: [user, DEFAULT_MECHANISM, "4096"] in rows(app, "#users"), 30,
                     "the user in the pane")
         screens.append(app.export_screenshot())
 
         await open_form(app, pilot, "d", {"name": user})
-        assert await plan(app, pilot) == [[f"user {user}", DEFAULT_MECHANISM, "4096 iterations", "-", ""]]
-        await execute(app, pilot)
+        assert await plan_rows(app, pilot) == [[f"user {user}", DEFAULT_MECHANISM, "4096 iterations", "-", ""]]
+        await execute_plan(app, pilot)
         assert login(secure, user, password) != "ok"
         logs_in_as(secure, user, password, "refused")
         await until(pilot, lambda: user not in [r[0] for r in rows(app, "#users")], 30, "the user gone")
@@ -102,7 +89,7 @@ async def test_a_read_only_dashboard_plans_a_user_and_refuses_to_create_it(secur
         await pilot.press("U")
         await settle(app, pilot)
         await open_form(app, pilot, "n", {"name": user, "password": password, "confirm": password})
-        assert len(await plan(app, pilot)) == 1
+        assert len(await plan_rows(app, pilot)) == 1
         dialog = app.screen
         assert isinstance(dialog, PlanDialog) and dialog.refusal and dialog.query_one("#execute").disabled
     assert login(secure, user, password) == "refused"

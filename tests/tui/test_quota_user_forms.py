@@ -5,36 +5,17 @@ the password fields are empty once the form has read them or was cancelled. No s
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Checkbox, Input, Label, Select
 
 from streamctl.tui.screens.dialogs.alter_quota import AlterQuotaDialog
 from streamctl.tui.screens.dialogs.scram_user import DeleteUserDialog, UserPasswordDialog
-from tests.tui.form_app import FormApp
+from tests.tui.form_app import FormApp, run_form
 
 SECRET = "s3cret pass"  # a space inside: a password is taken as typed, never stripped
 
 
 async def fill(make_form, fields: dict[str, str], selects: dict[str, str] | None = None, remove: bool = False,
                press: str = "#plan") -> tuple[FormApp, dict[str, str]]:
-    """Fill the form, press `press`; the app, and each Input's text afterwards."""
-    app = FormApp(make_form)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause()
-        form = app.form
-        for select_id, value in (selects or {}).items():
-            form.query_one(f"#{select_id}", Select).value = value
-        for field_id, text in fields.items():
-            form.query_one(f"#{field_id}", Input).value = text
-        if remove:
-            form.query_one("#remove", Checkbox).value = True
-        await pilot.pause()
-        inputs = list(form.query(Input))
-        await pilot.click(press)
-        await pilot.pause()
-        left = {str(i.id): i.value for i in inputs}
-        if app.screen is form:
-            app.error = str(form.query_one("#form-error", Label).render())
-    return app, left
+    return await run_form(make_form, fields, {"remove": True} if remove else None, selects, press)
 
 
 @pytest.mark.parametrize("selects, fields, remove, call", [

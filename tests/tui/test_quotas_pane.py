@@ -14,7 +14,7 @@ from streamctl.tui.screens.plan_dialog import PlanDialog
 from streamctl.tui.screens.quotas import QuotasScreen
 from tests.faults.pilot import until
 from tests.integration.kafka_helpers import unique, write_context
-from tests.tui.live_dashboard import app_for, rows, settle
+from tests.tui.live_dashboard import app_for, execute_plan, plan_rows, rows, settle
 
 pytestmark = pytest.mark.integration
 
@@ -38,16 +38,7 @@ async def plan_quota(app, pilot, client_id: str, value: str = "", remove: bool =
     form.query_one("#value", Input).value = value
     form.query_one("#remove", Checkbox).value = remove
     await pilot.pause()
-    await pilot.click("#plan")
-    await until(pilot, lambda: isinstance(app.screen, PlanDialog) and rows(app, "#plan-changes"), 60, "the plan")
-    await settle(app, pilot)
-    return rows(app, "#plan-changes")
-
-
-async def execute(app, pilot) -> None:
-    await pilot.click("#execute")
-    await until(pilot, lambda: not isinstance(app.screen, PlanDialog), 60, "the quota altered")
-    await settle(app, pilot)
+    return await plan_rows(app, pilot)
 
 
 async def test_a_client_id_quota_altered_and_removed_through_the_dialog(sandbox, tmp_path, monkeypatch):
@@ -62,7 +53,7 @@ async def test_a_client_id_quota_altered_and_removed_through_the_dialog(sandbox,
 
         target = f"quota client-id {client_id}"
         assert await plan_quota(app, pilot, client_id, QUOTA) == [[target, "producer_byte_rate", "-", QUOTA, ""]]
-        await execute(app, pilot)
+        await execute_plan(app, pilot)
         assert listed(sandbox, client_id) == [
             {"entity": {"client-id": client_id}, "values": {"producer_byte_rate": float(QUOTA)}}]
         await until(pilot, lambda: ["-", client_id, "-", "producer_byte_rate", QUOTA] in rows(app, "#quotas"), 30,
@@ -70,7 +61,7 @@ async def test_a_client_id_quota_altered_and_removed_through_the_dialog(sandbox,
 
         assert await plan_quota(app, pilot, client_id, remove=True) == [
             [target, "producer_byte_rate", QUOTA, "-", "removed: no limit"]]
-        await execute(app, pilot)
+        await execute_plan(app, pilot)
         assert listed(sandbox, client_id) == []
         await until(pilot, lambda: not [r for r in rows(app, "#quotas") if r[1] == client_id], 30,
                     "the quota gone from the pane")
