@@ -8,7 +8,7 @@ from textual.widgets import Checkbox, Input, Select
 
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import UsageError
-from streamctl.kafka.quotas.plans import CLIENT_KEYS, IP_KEYS
+from streamctl.kafka.quotas.plans import CLIENT_KEYS, IP_KEYS, Entity
 from streamctl.tui.screens.dialogs.form import FORM_CSS, FormDialog
 
 DEFAULT = "-default"  # the suffix of an entity type's default in ENTITY_TYPES
@@ -40,7 +40,7 @@ class AlterQuotaDialog(FormDialog):
             raise UsageError(f"the {kind} default takes no name (choose {kind} to name one)")
         if not default and not name:
             raise UsageError(f"give the {kind} (or choose its default)")
-        entity: dict[str, str | None] = {kind: None if default else name}  # None: the default (plans.Entity)
+        entity: Entity = {kind: None if default else name}  # None: the type's default
         if self.query_one("#remove", Checkbox).value:
             if value:
                 raise UsageError(f"remove {key}, or give it a value: not both")
