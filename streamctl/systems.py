@@ -35,7 +35,8 @@ SYSTEMS = (
 )
 
 # Mode keys in the order the dashboard lists its modes (footer, help, palette); "1" is the
-# Overview's. A mode without a key comes after them (the palette and the cards still open it).
+# Overview's. A mode with another key (a letter: the digits are taken) comes after them, then a
+# mode without a key (the palette and the cards still open it).
 MODE_KEYS = "1234567890"
 
 
@@ -55,7 +56,7 @@ class Screen:
     mode: str  # the name switch_mode, cards and pipeline nodes use
     target: str  # "module:Class" of its Screen (imported by the TUI only)
     title: str  # its key's description in the footer, its section title in the help screen
-    key: str | None = None  # the key that switches to it, one of MODE_KEYS; None: no key
+    key: str | None = None  # the key that switches to it, one of MODE_KEYS or a free letter; None: no key
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +116,11 @@ def opt_in_collectors() -> frozenset[str]:
 
 
 def screens() -> tuple[Screen, ...]:
-    """Every system's dashboard modes: those with a key in MODE_KEYS order, then the others."""
+    """Every system's dashboard modes: those with a key in MODE_KEYS order, then those with a
+    letter key, then the others."""
     declared = [s for system in systems() for s in system.screens]
-    return tuple(sorted(declared, key=lambda s: MODE_KEYS.index(s.key) if s.key else len(MODE_KEYS)))
+    return tuple(sorted(declared, key=lambda s: MODE_KEYS.index(s.key) if s.key and s.key in MODE_KEYS
+                        else len(MODE_KEYS) + (s.key is None)))
 
 
 def cards() -> tuple[Card, ...]:

@@ -92,6 +92,56 @@ def elect_leaders(kafka: KafkaProcess, context: str) -> OperationRequest:
     return OperationRequest("Elect preferred leaders", lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
 
 
+# ---- client quotas and SCRAM users -----------------------------------------------------------
+# `admin` makes the client each use (QuotaAdmin or ScramAdmin, each call in a forked child).
+
+def alter_quota(admin: Callable[[], Any], context: str, entity: dict[str, str | None], sets: dict[str, float],
+                removes: list[str]) -> OperationRequest:
+    """Set or remove one entity's client quotas: `quotas alter`'s plan (old -> new, validated
+    by the broker) and execution."""
+    from streamctl.kafka.quotas import execute as quota_exec
+    from streamctl.kafka.quotas import plans
+
+    def run(plan):
+        quota_exec.alter(admin(), context, plan)
+        return f"quotas of {plans.label(entity)} altered"
+
+    return OperationRequest(f"Alter quotas of {plans.label(entity)}",
+                            lambda: plans.plan_checked(admin(), entity, sets, removes), run)
+
+
+def upsert_user(admin: Callable[[], Any], context: str, who: str | None, name: str, mechanism: str,
+                password: str, create: bool) -> OperationRequest:
+    """`users create` (create) or `users set-password`: the plan holds no password; the run
+    hands it to the backend once and lets go of it (a request is never executed twice)."""
+    from streamctl.kafka.users import execute as user_exec
+    from streamctl.kafka.users import plans
+
+    planner = plans.plan_create if create else plans.plan_set_password
+    secret = [password]
+
+    def run(plan):
+        user_exec.upsert(admin(), context, plan, secret.pop())
+        return f"user {name}: {mechanism} credential {'created' if create else 'replaced'}"
+
+    title = f"Create user {name}" if create else f"Set the password of user {name}"
+    return OperationRequest(title, lambda: planner(admin().scram_users(), name, mechanism, None, who), run)
+
+
+def delete_user(admin: Callable[[], Any], context: str, who: str | None, name: str,
+                mechanism: str | None) -> OperationRequest:
+    """`users delete`: every credential of the user, or one mechanism's."""
+    from streamctl.kafka.users import execute as user_exec
+    from streamctl.kafka.users import plans
+
+    def run(plan):
+        user_exec.delete(admin(), context, plan)
+        return f"user {name}: {', '.join(plan.parameters['mechanisms'])} deleted"
+
+    return OperationRequest(f"Delete user {name}",
+                            lambda: plans.plan_delete(admin().scram_users(), name, mechanism, who), run)
+
+
 # ---- Flume agents and Spark jobs -------------------------------------------------------------
 
 def agent_state(ctx: Context, config_path: Path | None, name: str, wanted: str) -> OperationRequest:

@@ -114,6 +114,10 @@ class DashboardSource(Protocol):
 
     def next_records(self, positions: Positions) -> dict[tuple[str, int], Record | None]: ...
 
+    def client_quotas(self) -> list[dict]: ...  # `quotas list -o json`'s rows
+
+    def scram_users(self) -> list[dict]: ...  # `users list -o json`'s rows
+
     # ---- operations -------------------------------------------------------------------------
 
     def create_topic(self, name: str, partitions: int, replication_factor: int,
@@ -137,6 +141,13 @@ class DashboardSource(Protocol):
     def connector_state(self, name: str, action: str) -> OperationRequest: ...  # pause resume stop delete
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest: ...
+
+    def alter_quota(self, entity: dict[str, str | None], sets: dict[str, float],
+                    removes: list[str]) -> OperationRequest: ...
+
+    def upsert_user(self, name: str, mechanism: str, password: str, create: bool) -> OperationRequest: ...
+
+    def delete_user(self, name: str, mechanism: str | None) -> OperationRequest: ...  # None: every credential
 
 
 @dataclass
@@ -410,6 +421,46 @@ class Dashboard:
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest:
         return operations.restart_connector(self.ctx, self.connect_backend, name, include_tasks, only_failed)
+
+    # ---- client quotas and SCRAM users (kafka-python's and librdkafka's admin requests, each
+    # call in a forked child as the CLI makes it: a password reaches it by fork, not by pipe) ----
+
+    def quota_admin(self):
+        from streamctl.backends.kafka.isolated import IsolatedKafka
+        from streamctl.backends.kafka.quota_admin import QuotaAdmin
+
+        return IsolatedKafka(QuotaAdmin, self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout)
+
+    def scram_admin(self):
+        from streamctl.backends.kafka.isolated import IsolatedKafka
+        from streamctl.backends.kafka.scram_admin import ScramAdmin
+
+        return IsolatedKafka(ScramAdmin, self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout)
+
+    def client_quotas(self) -> list[dict]:
+        from streamctl.kafka.quotas.plans import listing
+
+        return listing(self.quota_admin().quotas())
+
+    def scram_users(self) -> list[dict]:
+        from streamctl.kafka.users.plans import listing
+
+        return listing(self.scram_admin().scram_users())
+
+    def alter_quota(self, entity: dict[str, str | None], sets: dict[str, float],
+                    removes: list[str]) -> OperationRequest:
+        return operations.alter_quota(self.quota_admin, self.context_name, entity, sets, removes)
+
+    def upsert_user(self, name: str, mechanism: str, password: str, create: bool) -> OperationRequest:
+        return operations.upsert_user(self.scram_admin, self.context_name, self._login_user(), name, mechanism,
+                                      password, create)
+
+    def delete_user(self, name: str, mechanism: str | None) -> OperationRequest:
+        return operations.delete_user(self.scram_admin, self.context_name, self._login_user(), name, mechanism)
+
+    def _login_user(self) -> str | None:
+        """The SASL user this context logs in as (a plan warns before it changes its own login)."""
+        return self.ctx.kafka.client_config().get("sasl.username")
 
 def make_dashboard(config_path: Path | None = None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
     """The factory the CLI uses to start the TUI (and the tests to build it the same way)."""

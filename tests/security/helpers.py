@@ -1,13 +1,15 @@
-"""Small helpers of the security tests: SASL clients for test data, one-line error checks."""
+"""Small helpers of the security tests: SASL clients for test data, SCRAM logins, one-line error checks."""
 
 from __future__ import annotations
 
 import uuid
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
 from streamctl.backends.kafka.cluster import KafkaBackend
+from streamctl.sandbox.secure import SCRAM_MECHANISM
+from tests.conftest import RunningSandbox
 
 
 def unique(prefix: str) -> str:
@@ -34,6 +36,29 @@ def add_scram_user(secure, user: str, password: str) -> None:
                                           password.encode())
     for future in client.alter_user_scram_credentials([upsert], request_timeout=10).values():
         future.result(timeout=15)
+
+
+LOGIN_TIMEOUT = 5.0  # a refused login fails list_topics within it
+
+
+def login(secure, user: str, password: str) -> str:
+    """"ok" when `user` logs in with SCRAM and reads metadata (no ACL needed for that),
+    "refused" when the brokers reject the authentication, else "no answer"."""
+    errors: list = []
+    client = AdminClient({"bootstrap.servers": secure.bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
+                          "sasl.mechanism": SCRAM_MECHANISM, "sasl.username": user, "sasl.password": password,
+                          "log_level": "0", "error_cb": errors.append})
+    try:
+        client.list_topics(timeout=LOGIN_TIMEOUT)
+        return "ok"
+    except KafkaException:
+        client.poll(1)
+        return "refused" if any(e.code() == KafkaError._AUTHENTICATION for e in errors) else "no answer"
+
+
+def logs_in_as(secure, user: str, password: str, expected: str) -> None:
+    RunningSandbox.wait_until(lambda: login(secure, user, password) == expected, timeout=60, interval=1,
+                              what=f"the login of {user} to be {expected}")
 
 
 def one_error_line(result) -> str:

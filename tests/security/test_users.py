@@ -10,18 +10,13 @@ import json
 import secrets as random_secrets
 
 import pytest
-from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient
 
 from streamctl.backends.kafka.scram_admin import ScramAdmin
 from streamctl.sandbox.secure import SCRAM_MECHANISM
-from tests.conftest import RunningSandbox
 from tests.security.conftest import MODES
-from tests.security.helpers import files_holding, one_error_line, unique
+from tests.security.helpers import files_holding, login, logs_in_as, one_error_line, unique
 
 pytestmark = pytest.mark.integration
-
-LOGIN_TIMEOUT = 5.0  # a refused login fails list_topics within it
 
 
 @pytest.fixture(scope="module", params=list(MODES))
@@ -37,26 +32,6 @@ def password_file(folder, name: str) -> tuple:
     path.write_text(password + "\n")
     path.chmod(0o600)
     return path, password
-
-
-def login(secure, user: str, password: str) -> str:
-    """"ok" when `user` logs in with SCRAM and reads metadata (no ACL needed for that),
-    "refused" when the brokers reject the authentication, else "no answer"."""
-    errors: list = []
-    client = AdminClient({"bootstrap.servers": secure.bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
-                          "sasl.mechanism": SCRAM_MECHANISM, "sasl.username": user, "sasl.password": password,
-                          "log_level": "0", "error_cb": errors.append})
-    try:
-        client.list_topics(timeout=LOGIN_TIMEOUT)
-        return "ok"
-    except KafkaException:
-        client.poll(1)
-        return "refused" if any(e.code() == KafkaError._AUTHENTICATION for e in errors) else "no answer"
-
-
-def logs_in_as(secure, user: str, password: str, expected: str) -> None:
-    RunningSandbox.wait_until(lambda: login(secure, user, password) == expected, timeout=60, interval=1,
-                              what=f"the login of {user} to be {expected}")
 
 
 def users_of(secure) -> dict[str, dict[str, int]]:

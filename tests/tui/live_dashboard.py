@@ -39,3 +39,18 @@ async def open_reset_plan(app, pilot, group: str) -> None:
 def rows(app, selector: str = "DataTable") -> list[list[str]]:
     table = app.screen.query_one(selector, DataTable)
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def plan_rows(app, pilot) -> list[list[str]]:
+    """Press an open form's Plan; the plan dialog's rows once planned."""
+    await pilot.click("#plan")
+    await until(pilot, lambda: isinstance(app.screen, PlanDialog) and rows(app, "#plan-changes"), 60, "the plan")
+    await settle(app, pilot)
+    return rows(app, "#plan-changes")
+
+
+async def execute_plan(app, pilot) -> None:
+    """Press the plan dialog's Execute; back once the operation is done."""
+    await pilot.click("#execute")
+    await until(pilot, lambda: not isinstance(app.screen, PlanDialog), 60, "the operation done")
+    await settle(app, pilot)

@@ -38,8 +38,7 @@ def quotas_list(session: Session, user, client_id, ip, output: str) -> None:
         raise UsageError("--ip cannot be combined with --user or --client-id (IP quotas stand alone)")
     wanted = {kind: name for kind, name in (("user", user), ("client-id", client_id), ("ip", ip)) if name is not None}
     _, admin = quota_admin(session, "quotas list", execute=False)
-    rows = [plans.listed(entry) for entry in admin.quotas(wanted or None)]
-    rows.sort(key=lambda r: [r["entity"].get(k) or "" for k in plans.ORDER])
+    rows = plans.listing(admin.quotas(wanted or None))
     from streamctl.kafka.quotas.render import quotas_table
 
     emit(output, rows, quotas_table)
@@ -74,9 +73,7 @@ def quotas_alter(session: Session, user, user_default, client_id, client_id_defa
     sets, removes = plans.parse_sets(pairs), list(dict.fromkeys(removes))
     plans.validate_keys(entity, sets, removes)  # refused before the cluster is asked anything
     ctx, admin = quota_admin(session, "quotas alter", execute)
-    plan = plans.plan_alter(plans.values_of(admin.quotas(entity, strict=True), entity), entity, sets, removes)
-    if plan.changes:
-        clients.broker_says(lambda: admin.alter_quotas(entity, sets, removes, validate_only=True))
+    plan = plans.plan_checked(admin, entity, sets, removes)
     show(plan, output)
     finish(plan, execute, lambda: quota_exec.alter(admin, ctx.name, plan))
 

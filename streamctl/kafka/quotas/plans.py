@@ -98,6 +98,13 @@ def listed(entry: dict) -> dict[str, dict]:
             "values": {k: float(v) for k, v in sorted(entry["values"].items())}}
 
 
+def listing(described: list[dict]) -> list[dict[str, dict]]:
+    """Every entry of a describe answer as `quotas list` shows it, in entity order."""
+    rows = [listed(entry) for entry in described]
+    rows.sort(key=lambda r: [r["entity"].get(k) or "" for k in ORDER])
+    return rows
+
+
 def values_of(described: list[dict], entity: Entity) -> dict[str, float]:
     """The values of exactly `entity` in a describe answer (none when it has no quota)."""
     for entry in described:
@@ -119,4 +126,15 @@ def plan_alter(current: dict[str, float], entity: Entity, sets: dict[str, float]
             plan.changes.append(Change(f"quota {target}", key, shown(current[key]), None, "removed: no limit"))
         else:
             plan.warnings.append(f"{key} is not set on {target}: nothing to delete")
+    return plan
+
+
+def plan_checked(admin, entity: Entity, sets: dict[str, float], removes: list[str]) -> Plan:
+    """The plan against the entity's quotas as the cluster has them, which the broker then
+    validates (validate_only): `quotas alter` and the dashboard's form both plan through here."""
+    from streamctl.kafka.clients import broker_says
+
+    plan = plan_alter(values_of(admin.quotas(entity, strict=True), entity), entity, sets, removes)
+    if plan.changes:
+        broker_says(lambda: admin.alter_quotas(entity, sets, removes, validate_only=True))
     return plan

@@ -44,8 +44,7 @@ def users_list(session: Session, output: str) -> None:
       streamctl users list -o json
     """
     _, admin, _ = scram_admin(session, "users list", execute=False)
-    users = [{"user": user, "credentials": [{"mechanism": m, "iterations": n} for m, n in sorted(creds.items())]}
-             for user, creds in sorted(admin.scram_users().items())]
+    users = plans.listing(admin.scram_users())
     from streamctl.kafka.users.render import users_table
 
     emit(output, users, users_table)

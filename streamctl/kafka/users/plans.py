@@ -27,6 +27,12 @@ def validate(name: str, iterations: int | None = None) -> None:
         raise UsageError(f"--iterations {iterations}: Kafka's SCRAM takes {MIN_ITERATIONS} to {MAX_ITERATIONS}")
 
 
+def listing(users: dict[str, dict[str, int]]) -> list[dict]:
+    """`users list`'s rows: each user with its credentials (mechanism, iterations), by name."""
+    return [{"user": user, "credentials": [{"mechanism": m, "iterations": n} for m, n in sorted(creds.items())]}
+            for user, creds in sorted(users.items())]
+
+
 def plan_create(users: dict[str, dict[str, int]], name: str, mechanism: str, iterations: int | None,
                 who: str | None) -> Plan:
     has = users.get(name, {})
