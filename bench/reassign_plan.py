@@ -54,11 +54,11 @@ def populate(bootstrap: str, brokers: list[int], topics: int, partitions: int) -
     first, second = brokers[0], brokers[1]
     names = [f"rebalance-{i:04d}" for i in range(topics)]
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": "0"})
+    assignment = [[first, second] if p % 2 == 0 else [second, first] for p in range(partitions)]
     for chunk in range(0, topics, 50):
         futures = admin.create_topics(
-            [NewTopic(n, replica_assignment=[[first, second] if p % 2 == 0 else [second, first]
-                                             for p in range(partitions)])
-             for n in names[chunk:chunk + 50]], operation_timeout=60, request_timeout=60)
+            [NewTopic(n, num_partitions=partitions, replica_assignment=assignment) for n in names[chunk:chunk + 50]],
+            operation_timeout=60, request_timeout=60)
         for future in futures.values():
             future.result(timeout=120)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": "20", "log_level": "0"})
