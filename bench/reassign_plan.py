@@ -7,7 +7,7 @@ Starts its own Kafka-only sandbox (3 brokers, KRaft) in a temporary directory an
 topics with 2 replicas each, all on the first two brokers (the third holds nothing, so a
 rebalance has work), a third of the topics with data in half their partitions (sizes 20 to
 100 kB, so the partitions weigh differently). Once the brokers are quiet it times, as whole
-processes taking turns:
+processes taking turns (then one run of bench/reassign_phases.py: where streamctl's time goes):
   streamctl   `streamctl reassign plan --rebalance -o json`: metadata, DescribeLogDirs of every
               broker, the size-weighed, rack-aware planner, the plan as JSON
   kafka       ReassignPartitionsCommand --generate --topics-to-move-json-file F (every topic)
@@ -31,6 +31,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -126,11 +127,15 @@ def main() -> None:
         timed_commands = commands(bootstrap, brokers, topics_file)
         first, samples = timed(timed_commands, env, args.runs, args.warmup)
         plans = {name: moved(argv, env, name == "kafka") for name, (argv, _) in timed_commands.items()}
+        phases = json.loads(subprocess.run([sys.executable, "-m", "bench.reassign_phases", bootstrap], env=env,
+                                           capture_output=True, text=True, timeout=600, check=True).stdout)
     finally:
         if not args.keep:
             sandbox.down(wipe=True)
             shutil.rmtree(tmp, ignore_errors=True)
     report(args, first, samples, plans)
+    print("one more streamctl run, phase by phase (bench/reassign_phases.py, client in process): "
+          + ", ".join(f"{phase} {seconds:.3f} s" for phase, seconds in phases.items()))
 
 
 def report(args, first: dict[str, float], samples: dict[str, list[float]],
