@@ -150,8 +150,9 @@ def report(args, first: dict[str, float], samples: dict[str, list[float]],
     for name, title in titles.items():
         listed, changed = plans[name]
         print(f"  {title:<58}{first[name]:8.3f}{warm[name]:8.3f}  {listed} / {changed}")
-    print(f"  warm = median of {args.runs} after {args.warmup - 1} untimed rounds; each warm run of streamctl: "
-          + " ".join(f"{t:.3f}" for t in samples["streamctl"]))
+    print(f"  warm = median of {args.runs} after {args.warmup - 1} untimed rounds; each warm run:")
+    for name, values in samples.items():
+        print(f"    {name:<10}" + " ".join(f"{t:.3f}" for t in values))
     print(f"ratio kafka / streamctl, cold = {first['kafka'] / first['streamctl']:5.2f}x")
     print(f"ratio kafka / streamctl, warm = {warm['kafka'] / warm['streamctl']:5.2f}x   (target >= 3x)")
     print("not the same work: --generate lays out every partition afresh from metadata (no sizes, no log "
