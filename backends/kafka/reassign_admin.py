@@ -45,6 +45,10 @@ class ReassignAdmin(WireAdmin):
                             sizes[(answer["broker"], topic["name"], p["partition_index"])] = p["partition_size"]
         return sizes
 
+    def layout_and_sizes(self) -> tuple[dict[str, Any], dict[tuple[int, str, int], int]]:
+        """layout() and sizes() over one connection (under IsolatedKafka: one child, not two)."""
+        return self.layout(), self.sizes()
+
     def in_flight(self) -> dict[Partition, dict[str, list[int]]]:
         """The reassignments in progress: replicas, adding_replicas, removing_replicas."""
         listed = self.call(self.client.list_partition_reassignments, "listing reassignments",

@@ -46,7 +46,7 @@ def reassign_admin(session: Session, operation: str, execute: bool):
 
 def read_layout(admin) -> Layout:
     """Brokers, replicas, and each partition's size: the largest of its replicas on disk."""
-    layout, sizes = admin.layout(), admin.sizes()
+    layout, sizes = admin.layout_and_sizes()
     largest: dict[tuple[str, int], int] = {}
     for (_, topic, partition), size in sizes.items():
         largest[(topic, partition)] = max(size, largest.get((topic, partition), 0))

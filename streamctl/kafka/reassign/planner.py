@@ -10,6 +10,7 @@ first whenever it stays at all.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -142,17 +143,15 @@ def rebalance(layout: Layout) -> dict[Partition, list[int]]:
     gap between them (bytes on disk), biggest partitions first; then spread the preferred leaders
     by making the least-leading replica of each partition its first."""
     targets = {p: list(r) for p, r in layout.replicas.items()}
-    loads, order = Loads(layout, targets), biggest_first(layout, targets)
+    loads, by_size = Loads(layout, targets), BiggestFirst(layout, targets)
     for _ in range(len(targets) * max(1, len(layout.brokers))):
         heavy = max(layout.brokers, key=loads.key)
         light = min(layout.brokers, key=loads.key)
-        gap = loads.bytes[heavy] - loads.bytes[light]
-        crowded = loads.count[heavy] - loads.count[light] > 1
-        partition = next((p for p in _movable(layout, targets, order, heavy, light)
-                          if 0 < layout.size(p) < gap or (layout.size(p) == 0 and gap == 0 and crowded)), None)
+        partition = by_size.first_movable(layout, targets, heavy, light, loads)
         if partition is None:
             break
         _move(layout, targets, loads, partition, heavy, light)
+        by_size.moved(partition, heavy if heavy not in targets[partition] else None, light)
     _spread_leaders(targets, set(targets))
     return _changed(layout, targets)
 
@@ -186,6 +185,46 @@ def _spread_leaders(targets: dict[Partition, list[int]], partitions: set[Partiti
         replicas.remove(first)
         replicas.insert(0, first)
         leaders[first] += 1
+
+
+class BiggestFirst:
+    """The partitions biggest first (their sizes never change while planning) and, per broker, the
+    positions in that order of the partitions it holds: the rebalance's search for the biggest
+    movable partition starts at the first one smaller than the gap instead of sorting them all."""
+
+    def __init__(self, layout: Layout, targets: dict[Partition, list[int]]):
+        self.partitions = biggest_first(layout, targets)
+        self.position = {p: i for i, p in enumerate(self.partitions)}
+        self.negated_sizes = [-layout.size(p) for p in self.partitions]  # ascending, for bisect
+        self.held: dict[int, list[int]] = {b: [] for b in layout.brokers}
+        for i, partition in enumerate(self.partitions):
+            for broker in set(targets[partition]) & self.held.keys():
+                self.held[broker].append(i)
+
+    def first_movable(self, layout: Layout, targets: dict[Partition, list[int]], heavy: int, light: int,
+                      loads: Loads) -> Partition | None:
+        """The biggest partition on `heavy`, not on `light`, whose move narrows the gap in bytes
+        (or, at no gap, evens out the replica count with an empty partition), racks allowing."""
+        gap = loads.bytes[heavy] - loads.bytes[light]
+        empty_from = bisect.bisect_left(self.negated_sizes, 0)
+        if gap > 0:
+            start, stop = bisect.bisect_right(self.negated_sizes, -gap), empty_from
+        elif gap == 0 and loads.count[heavy] - loads.count[light] > 1:
+            start, stop = empty_from, bisect.bisect_right(self.negated_sizes, 0)
+        else:
+            return None
+        held = self.held[heavy]
+        for i in held[bisect.bisect_left(held, start):bisect.bisect_left(held, stop)]:
+            partition = self.partitions[i]
+            if light not in targets[partition] and _rack_allows(layout, targets[partition], heavy, light):
+                return partition
+        return None
+
+    def moved(self, partition: Partition, left: int | None, joined: int) -> None:
+        i = self.position[partition]
+        if left is not None:
+            self.held[left].remove(i)
+        bisect.insort(self.held[joined], i)
 
 
 def _rack_allows(layout: Layout, replicas: list[int], leaving: int, coming: int) -> bool:

@@ -147,3 +147,46 @@ def test_a_plan_file_that_is_not_json_or_missing_is_one_line(tmp_path):
         plans.load_plan_file(str(garbled), layout())
     with pytest.raises(UsageError, match="No such file"):
         plans.load_plan_file(str(tmp_path / "missing.json"), layout())
+
+
+def skewed(racks: dict[int, str | None], topics: int = 40) -> Layout:
+    """Replicas on brokers 1 and 2 only (some on a broker gone, 9), sizes uneven, some empty or unknown."""
+    replicas, sizes = {}, {}
+    for t in range(topics):
+        for p in range(6):
+            partition = (f"t{t:02d}", p)
+            replicas[partition] = [1, 2] if p % 2 else [2, 1, 9] if t % 7 == 0 else [2, 1]
+            if (t + p) % 4:
+                sizes[partition] = ((t * 7 + p * 3) % 11) * 1000 if t % 5 else 0
+    return Layout(racks, replicas, sizes)
+
+
+def rebalanced_by_search(before: Layout) -> dict[tuple[str, int], set[int]]:
+    """The rebalance's moves as its docstring states them, each step a search of every partition."""
+    targets = {p: list(r) for p, r in before.replicas.items()}
+    loads = planner.Loads(before, targets)
+    for _ in range(len(targets) * len(before.brokers)):
+        heavy, light = max(before.brokers, key=loads.key), min(before.brokers, key=loads.key)
+        gap, crowded = loads.bytes[heavy] - loads.bytes[light], loads.count[heavy] - loads.count[light] > 1
+        movable = [p for p in planner.biggest_first(before, targets)
+                   if heavy in targets[p] and light not in targets[p]
+                   and (0 < before.size(p) < gap or (before.size(p) == 0 and gap == 0 and crowded))
+                   and len({before.brokers.get(b) for b in targets[p] if b != heavy} | {before.brokers[light]})
+                   >= len({before.brokers.get(b) for b in targets[p]})]
+        if not movable:
+            break
+        replicas = targets[movable[0]]
+        replicas[replicas.index(heavy)] = light
+        loads.add(light, before.size(movable[0]))
+        loads.add(heavy, before.size(movable[0]), -1)
+    return {p: set(r) for p, r in targets.items()}
+
+
+@pytest.mark.parametrize("racks", [{1: None, 2: None, 3: None},
+                                   {1: "a", 2: "b", 3: "a", 4: "b"},
+                                   {1: "a", 2: "a", 3: "b"}])
+def test_rebalance_moves_what_a_search_of_every_partition_would(racks):
+    before = skewed(racks)
+    moves = planner.rebalance(before)
+    assert moves  # brokers 3 (and 4) start empty: there is work
+    assert {p: set(r) for p, r in {**before.replicas, **moves}.items()} == rebalanced_by_search(before)
