@@ -92,6 +92,23 @@ def elect_leaders(kafka: KafkaProcess, context: str) -> OperationRequest:
     return OperationRequest("Elect preferred leaders", lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
 
 
+def cancel_reassignment(admin: Any, context: str) -> OperationRequest:
+    """Cancel every move in flight (`reassign cancel`): the preview lists each partition and the
+    replicas it keeps; `admin` is a ReassignAdmin (each call in a child process)."""
+    from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign import plans
+
+    def plan():
+        moving = admin.in_flight()
+        return plans.plan_cancel(moving), moving
+
+    def run(planned):
+        plan_, moving = planned
+        return reassign_exec.cancel(admin, context, plan_, moving)
+
+    return OperationRequest("Cancel the reassignment in flight", plan, run)
+
+
 # ---- Flume agents and Spark jobs -------------------------------------------------------------
 
 def agent_state(ctx: Context, config_path: Path | None, name: str, wanted: str) -> OperationRequest:

@@ -32,6 +32,7 @@ SYSTEM = System(
         Screen("topics", "streamctl.tui.screens.topics:TopicsScreen", "Topics", key="3"),
         Screen("groups", "streamctl.tui.screens.groups:GroupsScreen", "Groups", key="4"),
         Screen("streams", "streamctl.tui.screens.streams:StreamsScreen", "Kafka Streams", key="9"),
+        Screen("reassignments", "streamctl.tui.screens.reassignments:ReassignmentsScreen", "Reassignments"),
     ),
     card=Card("kafka", "brokers", figures=(
         ("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),

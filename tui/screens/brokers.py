@@ -7,6 +7,7 @@ from collections import Counter
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from streamctl.errors import StreamctlError
@@ -17,6 +18,9 @@ from streamctl.tui.widgets.literal_table import LiteralTable
 
 class BrokersScreen(DataScreen):
     heading = "Brokers"
+    BINDINGS = [
+        Binding("m", "app.switch_mode('reassignments')", "Reassignments", id="brokers.reassignments"),
+    ]
 
     def compose_body(self) -> ComposeResult:
         yield LiteralTable(id="brokers", cursor_type="row", zebra_stripes=True)

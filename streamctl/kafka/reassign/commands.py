@@ -102,33 +102,28 @@ def reassign_execute(session: Session, decommission, replication_factor, rebalan
 
 
 @click.command("status")
+@click.option("--window", type=click.FloatRange(0.0, 300.0), default=2.0, show_default=True, metavar="SECONDS",
+              help="Read twice, this far apart, for the rate and ETA (0: one reading, no rate).")
 @OUTPUT
 @click.pass_obj
-def reassign_status(session: Session, output):
-    """The moves in flight (adding, removing replicas, bytes copied); when none is left, removes
-    the throttles streamctl set (also those of an execute that died).
+def reassign_status(session: Session, window, output):
+    """The moves in flight (adding, removing replicas, bytes copied, rate, ETA); when none is
+    left, removes the throttles streamctl set (also those of an execute that died).
 
     \b
-    Example:
+    Examples:
+      streamctl reassign status --window 5
       streamctl reassign status -o json
     """
     from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign.follow import readings
+    from streamctl.kafka.reassign.progress import figures
     from streamctl.kafka.reassign.state import recorded_throttles
     from streamctl.ops import ReadOnlyError, require_writable
 
     ctx, admin = reassign_admin(session, "reassign status", execute=False)
-    moving = admin.in_flight()
-    sizes = admin.sizes() if moving else {}
-    rows = []
-    for (t, p), state in sorted(moving.items()):
-        total = max((size for (_, topic, part), size in sizes.items() if (topic, part) == (t, p)), default=0)
-        done = [sizes.get((b, t, p)) for b in state["adding_replicas"]]
-        readable = all(d is not None for d in done)
-        rows.append({"partition": f"{t}/{p}", "replicas": state["replicas"], "adding": state["adding_replicas"],
-                     "removing": state["removing_replicas"],
-                     "bytes_done": sum(d or 0 for d in done) if readable else None,
-                     "bytes_total": total * len(done)})
-    status: dict = {"in_progress": bool(moving), "partitions": rows, "throttles": None}
+    status: dict = {**figures(*readings(admin, window)), "throttles": None}
+    moving = status["in_progress"]
     if not moving and not any(recorded_throttles(ctx.name).values()):
         status["throttles"] = "no throttles of streamctl's to remove"
     elif not moving:
