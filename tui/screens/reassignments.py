@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from streamctl.kafka.reassign.progress import Reading, duration, figures, human_bytes, summary
+from streamctl.kafka.reassign.progress import Reading, figures, human_bytes, summary
+from streamctl.times import short_duration
 from streamctl.tui.screens.base import DataScreen
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -54,7 +55,7 @@ class ReassignmentsScreen(DataScreen):
             done = "-" if p["bytes_done"] is None else f"{human_bytes(p['bytes_done'])} / {human_bytes(p['bytes_total'])}"
             table.add_row(p["partition"], _ids(p["replicas"]), _ids(p["adding"]), _ids(p["removing"]), bar(p["percent"]),
                           done, "-" if p["rate_bytes_per_s"] is None else f"{human_bytes(p['rate_bytes_per_s'])}/s",
-                          "-" if p["eta_seconds"] is None else duration(p["eta_seconds"]), key=p["partition"])
+                          "-" if p["eta_seconds"] is None else short_duration(p["eta_seconds"]), key=p["partition"])
 
     def action_cancel_reassignment(self) -> None:
         self.app.show_plan(self.source.cancel_reassignment())

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from streamctl.times import short_duration
+
 Partition = tuple[str, int]
 
 
@@ -105,7 +107,7 @@ def summary(status: dict) -> str:
     if status["rate_bytes_per_s"] is not None:
         parts.append(f"{human_bytes(status['rate_bytes_per_s'])}/s")
     if status["eta_seconds"] is not None:
-        parts.append(f"ETA {duration(status['eta_seconds'])}")
+        parts.append(f"ETA {short_duration(status['eta_seconds'])}")
     return ", ".join(parts)
 
 
@@ -117,14 +119,6 @@ def human_bytes(value: float) -> str:
         if abs(value) < 1000:
             return f"{value:.1f} {unit}"
     return f"{value / 1000:.1f} GB"
-
-
-def duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _rounded(value: float | None) -> float | None:

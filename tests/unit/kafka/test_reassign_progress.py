@@ -61,4 +61,4 @@ def test_nothing_moving():
 def test_the_summary_names_minutes_and_hours():
     status = {"partitions": [{}] * 12, "percent": 40.4, "rate_bytes_per_s": 51200.0, "eta_seconds": 180.0}
     assert summary(status) == "12 partitions moving, 40%, 51.2 kB/s, ETA 3 min"
-    assert summary({**status, "eta_seconds": 9000.0, "rate_bytes_per_s": None}).endswith("40%, ETA 2.5 h")
+    assert summary({**status, "eta_seconds": 9000.0, "rate_bytes_per_s": None}).endswith("40%, ETA 2 h")
