@@ -92,6 +92,26 @@ def elect_leaders(kafka: KafkaProcess, context: str) -> OperationRequest:
     return OperationRequest("Elect preferred leaders", lambda: kafka_exec.plan_elect_leaders(kafka.metadata(), []), run)
 
 
+def decommission(admin: Any, context: str, broker: int, rate: int) -> OperationRequest:
+    """`reassign execute --decommission BROKER --throttle RATE`: the plan lists every partition's
+    old and new replicas; running it throttles the moving partitions and starts them."""
+    from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign import plans
+    from streamctl.kafka.reassign.follow import read_layout
+
+    def plan():
+        layout = read_layout(admin)
+        moves = plans.moves_for(layout, broker, None, False)
+        return plans.plan_execute(layout, moves, rate, f"decommission {broker}"), (layout, moves)
+
+    def run(planned):
+        plan_, (layout, moves) = planned
+        reassign_exec.ensure_idle(admin)
+        return reassign_exec.start(admin, context, plan_, layout, moves, rate)
+
+    return OperationRequest(f"Decommission broker {broker}", plan, run)
+
+
 def cancel_reassignment(admin: Any, context: str) -> OperationRequest:
     """Cancel every move in flight (`reassign cancel`): the preview lists each partition and the
     replicas it keeps; `admin` is a ReassignAdmin (each call in a child process)."""

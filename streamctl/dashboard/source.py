@@ -141,6 +141,8 @@ class DashboardSource(Protocol):
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest: ...
 
+    def decommission(self, broker: int, rate: int) -> OperationRequest: ...  # rate: throttle, bytes/s
+
     def cancel_reassignment(self) -> OperationRequest: ...
 
 
@@ -452,6 +454,9 @@ class Dashboard:
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest:
         return operations.restart_connector(self.ctx, self.connect_backend, name, include_tasks, only_failed)
+
+    def decommission(self, broker: int, rate: int) -> OperationRequest:
+        return operations.decommission(self.reassign_admin(), self.context_name, broker, rate)
 
     def cancel_reassignment(self) -> OperationRequest:
         return operations.cancel_reassignment(self.reassign_admin(), self.context_name)

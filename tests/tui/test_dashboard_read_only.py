@@ -96,7 +96,10 @@ async def test_read_only_dashboard_previews_every_mutation_and_executes_none(san
                 tried |= await refuse_all(app, pilot)
                 await pilot.press("escape")
                 await settle(app, pilot)
-        await pilot.press("2", "m")  # Brokers, then its Reassignments screen: cancel (nothing moves: no change)
+        await pilot.press("2")  # Brokers (the first broker selected): decommission
+        await settle(app, pilot)
+        tried |= await refuse_all(app, pilot)
+        await pilot.press("m")  # its Reassignments screen: cancel (nothing moves: no change)
         await settle(app, pilot)
         tried |= await refuse_all(app, pilot)
         operations = [label for label, kind, _ in app.palette_entries() if kind == "operation"]

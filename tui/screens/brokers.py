@@ -1,5 +1,6 @@
 """Brokers: id, address, rack, roles (the active controller in ZooKeeper mode, process.roles in
-KRaft), partitions led, status."""
+KRaft), partitions led, status; `d` decommissions the selected broker (a throttle form, then the
+plan dialog), `m` opens the Reassignments screen."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class BrokersScreen(DataScreen):
     heading = "Brokers"
     BINDINGS = [
         Binding("m", "app.switch_mode('reassignments')", "Reassignments", id="brokers.reassignments"),
+        Binding("d", "decommission", "Decommission", id="brokers.decommission"),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -52,3 +54,12 @@ class BrokersScreen(DataScreen):
         for missing in sorted(set(hosted) - live):
             table.add_row(str(missing), "-", "-", "", "0", str(hosted[missing]),
                           Text("DOWN (holds replicas, not registered)", style="bold red"), key=str(missing))
+
+    def action_decommission(self) -> None:
+        from streamctl.tui.screens.dialogs.decommission import DecommissionDialog
+
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            self.notify("no broker to decommission", severity="warning")
+            return
+        self.app.open_operation(DecommissionDialog(int(table.get_row_at(table.cursor_row)[0])))

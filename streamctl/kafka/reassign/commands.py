@@ -11,7 +11,7 @@ from streamctl.console import OUTPUT, emit
 from streamctl.errors import UsageError
 from streamctl.kafka import clients
 from streamctl.kafka.reassign import plans
-from streamctl.kafka.reassign.planner import Layout
+from streamctl.kafka.reassign.follow import read_layout
 from streamctl.ops.preview import EXECUTE, finish, show
 from streamctl.session import Session
 
@@ -30,15 +30,6 @@ def reassign_admin(session: Session, operation: str, execute: bool):
     from streamctl.backends.kafka.reassign_admin import ReassignAdmin
 
     return clients.admin(session, operation, execute, client_class=ReassignAdmin)
-
-
-def read_layout(admin) -> Layout:
-    """Brokers, replicas, and each partition's size: the largest of its replicas on disk."""
-    layout, sizes = admin.layout(), admin.sizes()
-    largest: dict[tuple[str, int], int] = {}
-    for (_, topic, partition), size in sizes.items():
-        largest[(topic, partition)] = max(size, largest.get((topic, partition), 0))
-    return Layout(layout["brokers"], layout["replicas"], largest)
 
 
 @click.command("plan")
@@ -91,11 +82,8 @@ def reassign_execute(session: Session, decommission, replication_factor, rebalan
         moves = plans.moves_for(layout, decommission, replication_factor, rebalance)
         job = (f"decommission {decommission}" if decommission is not None
                else f"replication-factor {replication_factor}" if replication_factor else "rebalance")
-    busy = admin.in_flight() if execute else {}
-    if busy:
-        t, p = next(iter(sorted(busy)))
-        raise UsageError(f"a reassignment is in progress ({t}/{p} and {len(busy) - 1} more): "
-                               "wait for `streamctl reassign status` or `reassign cancel` first")
+    if execute:
+        reassign_exec.ensure_idle(admin)
     plan = plans.plan_execute(layout, moves, rate, job)
     show(plan, output)
     finish(plan, execute, lambda: reassign_exec.start(admin, ctx.name, plan, layout, moves, rate))

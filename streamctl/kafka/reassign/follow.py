@@ -1,11 +1,22 @@
-"""Readings of the moves in flight through a ReassignAdmin (the I/O beside progress.py's math):
-one now, or two `window` seconds apart for the rate and ETA."""
+"""What the reassign commands and the dashboard read through a ReassignAdmin: the layout a plan
+starts from, and readings of the moves in flight (the I/O beside progress.py's math), one now
+or two `window` seconds apart for the rate and ETA."""
 
 from __future__ import annotations
 
 import time
 
+from streamctl.kafka.reassign.planner import Layout
 from streamctl.kafka.reassign.progress import Reading, reading
+
+
+def read_layout(admin) -> Layout:
+    """Brokers, replicas, and each partition's size: the largest of its replicas on disk."""
+    layout, sizes = admin.layout(), admin.sizes()
+    largest: dict[tuple[str, int], int] = {}
+    for (_, topic, partition), size in sizes.items():
+        largest[(topic, partition)] = max(size, largest.get((topic, partition), 0))
+    return Layout(layout["brokers"], layout["replicas"], largest)
 
 
 def take_reading(admin) -> Reading:
