@@ -62,4 +62,5 @@ class BrokersScreen(DataScreen):
         if table.row_count == 0:
             self.notify("no broker to decommission", severity="warning")
             return
-        self.app.open_operation(DecommissionDialog(int(table.get_row_at(table.cursor_row)[0])))
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        self.app.open_operation(DecommissionDialog(int(str(row_key.value))))
