@@ -5,6 +5,7 @@
 time zone applies, as in Kafka's tools; a bare date is local midnight), a time before now
 (-1h, 30m, -2d, 90s; the minus sign is optional), or an ISO 8601 duration before now (PT1H,
 P2D, P1DT2H). `--to-datetime` keeps Kafka's stricter instant (`parse_datetime`).
+`short_duration` writes a span back the way a glance needs it (12 s, 4 min, 2 h).
 """
 
 from __future__ import annotations
@@ -76,3 +77,12 @@ def parse_duration(text: str, option: str = "--by-duration") -> timedelta:
                          seconds=float(seconds or 0))
     except OverflowError:
         raise UsageError(f"{option} {text!r}: too long (at most {timedelta.max.days} days)") from None
+
+
+def short_duration(seconds: float) -> str:
+    """12 s, 4 min, 2 h: a span as a glance needs it (an age, an ETA)."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"

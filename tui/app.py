@@ -24,7 +24,8 @@ MODE_BINDINGS = [Binding("1", "switch_mode('overview')", MODE_TITLES["overview"]
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
              "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector",
-             "alter_quota", "create_user", "set_user_password", "delete_user"}
+             "alter_quota", "create_user", "set_user_password", "delete_user",
+             "decommission", "cancel_reassignment"}
 # A read-only context previews every operation (its plan) and refuses to execute it.
 READ_ONLY_REFUSAL = "read-only context: a dry run; executing this plan is refused"
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from streamctl import systems
 from streamctl.check.render import component_states
 from streamctl.model.health import Evaluation, Severity
+from streamctl.times import short_duration
 
 FLEET_EVERY = 4  # the Fleet screen re-reads every context every FLEET_EVERY refresh intervals (--refresh)
 FLEET_DEADLINE = 15.0  # seconds each context's evaluation may take (as the Overview's health reading)
@@ -102,8 +103,4 @@ def max_lag(evaluation: Evaluation) -> tuple[float, str]:
 
 def age_text(seconds: float) -> str:
     """12 s, 4 min, 2 h: how long ago, as a glance needs it."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.0f} h"
+    return short_duration(seconds)

@@ -142,6 +142,43 @@ def delete_user(admin: Callable[[], Any], context: str, who: str | None, name: s
                             lambda: plans.plan_delete(admin().scram_users(), name, mechanism, who), run)
 
 
+def decommission(admin: Any, context: str, broker: int, rate: int) -> OperationRequest:
+    """`reassign execute --decommission BROKER --throttle RATE`: the plan lists every partition's
+    old and new replicas; running it throttles the moving partitions and starts them."""
+    from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign import plans
+    from streamctl.kafka.reassign.follow import read_layout
+
+    def plan():
+        layout = read_layout(admin)
+        moves = plans.moves_for(layout, broker, None, False)
+        return plans.plan_execute(layout, moves, rate, f"decommission {broker}"), (layout, moves)
+
+    def run(planned):
+        plan_, (layout, moves) = planned
+        reassign_exec.ensure_idle(admin)
+        return reassign_exec.start(admin, context, plan_, layout, moves, rate)
+
+    return OperationRequest(f"Decommission broker {broker}", plan, run)
+
+
+def cancel_reassignment(admin: Any, context: str) -> OperationRequest:
+    """Cancel every move in flight (`reassign cancel`): the preview lists each partition and the
+    replicas it keeps; `admin` is a ReassignAdmin (each call in a child process)."""
+    from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign import plans
+
+    def plan():
+        moving = admin.in_flight()
+        return plans.plan_cancel(moving), moving
+
+    def run(planned):
+        plan_, moving = planned
+        return reassign_exec.cancel(admin, context, plan_, moving)
+
+    return OperationRequest("Cancel the reassignment in flight", plan, run)
+
+
 # ---- Flume agents and Spark jobs -------------------------------------------------------------
 
 def agent_state(ctx: Context, config_path: Path | None, name: str, wanted: str) -> OperationRequest:

@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from streamctl.dashboard import operations
 from streamctl.dashboard.operations import OperationRequest
 from streamctl.errors import StreamctlError
-from streamctl.model.health import Evaluation
+from streamctl.model.health import Evaluation, Finding, Severity
 from streamctl.model.kafka import KafkaSnapshot
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from streamctl.backends.zookeeper_ensemble import ServerHealth
     from streamctl.config import Context
     from streamctl.kafka.lag.rules import GroupStatus
+    from streamctl.kafka.reassign.progress import Reading as ReassignReading
     from streamctl.model.connect import ConnectCluster
     from streamctl.model.flume import AgentStatus, Poll
     from streamctl.model.pipeline import PipelineMap
@@ -118,6 +119,8 @@ class DashboardSource(Protocol):
 
     def scram_users(self) -> list[dict]: ...  # `users list -o json`'s rows
 
+    def reassignment(self) -> ReassignReading: ...  # the partitions moving now, bytes copied
+
     # ---- operations -------------------------------------------------------------------------
 
     def create_topic(self, name: str, partitions: int, replication_factor: int,
@@ -149,6 +152,10 @@ class DashboardSource(Protocol):
 
     def delete_user(self, name: str, mechanism: str | None) -> OperationRequest: ...  # None: every credential
 
+    def decommission(self, broker: int, rate: int) -> OperationRequest: ...  # rate: throttle, bytes/s
+
+    def cancel_reassignment(self) -> OperationRequest: ...
+
 
 @dataclass
 class Dashboard:
@@ -165,6 +172,7 @@ class Dashboard:
     _connect: ConnectBackend | None = None
     _connect_lock: threading.Lock = field(default_factory=threading.Lock)
     _pipeline_readings: list[Reading] = field(default_factory=list)  # (the pipeline map's earlier readings)
+    _reassign_reading: ReassignReading | None = None  # the Overview's previous one (its finding's rate)
 
     def __post_init__(self) -> None:
         from streamctl import paths
@@ -382,10 +390,46 @@ class Dashboard:
         return self.connect_backend().cluster() if configured(self.ctx) else None
 
     def health(self) -> Evaluation:
+        """`check`'s evaluation, plus a finding while partitions are being moved (dashboard only:
+        ListPartitionReassignments would cost every `check` a Kafka client of its own)."""
         from streamctl.check.evaluate import configured_components, evaluate
 
-        return evaluate(self.ctx, configured_components(self.ctx), self.health_timeout, kafka_backend=self.kafka,
-                        record_history=self._sample_due())
+        components = configured_components(self.ctx)
+        evaluation = evaluate(self.ctx, components, self.health_timeout, kafka_backend=self.kafka,
+                              record_history=self._sample_due())
+        if "kafka" in evaluation.evaluated:
+            self._add_reassignment_finding(evaluation)
+        return evaluation
+
+    def _add_reassignment_finding(self, evaluation: Evaluation) -> None:
+        """KAFKA_REASSIGNMENT_IN_PROGRESS while partitions move, its rate against the previous
+        Overview reading; a cluster that does not answer the listing leaves the rule unevaluated."""
+        from streamctl.kafka.reassign.progress import figures, summary
+
+        code = "KAFKA_REASSIGNMENT_IN_PROGRESS"
+        try:
+            now = self.reassignment()
+        except StreamctlError as exc:
+            evaluation.rules_unevaluated.setdefault("kafka", {})[code] = str(exc)
+            return
+        before, self._reassign_reading = self._reassign_reading, now
+        if now.partitions:
+            evaluation.findings.append(Finding(Severity.WARN, "kafka", "reassignment", code,
+                                               summary(figures(before, now)), float(len(now.partitions))))
+
+    # ---- partition reassignments --------------------------------------------------------------
+
+    def reassign_admin(self) -> Any:
+        """A ReassignAdmin for the context (kafka-python, each call in a forked child)."""
+        from streamctl.backends.kafka.isolated import IsolatedKafka
+        from streamctl.backends.kafka.reassign_admin import ReassignAdmin
+
+        return IsolatedKafka(ReassignAdmin, self.ctx.kafka.client_config(), timeout=self.ctx.kafka.timeout)
+
+    def reassignment(self) -> ReassignReading:
+        from streamctl.kafka.reassign.follow import take_reading
+
+        return take_reading(self.reassign_admin())
 
 
     # ---- operations (see streamctl.dashboard.operations) --------------------------------------
@@ -461,6 +505,12 @@ class Dashboard:
     def _login_user(self) -> str | None:
         """The SASL user this context logs in as (a plan warns before it changes its own login)."""
         return self.ctx.kafka.client_config().get("sasl.username")
+
+    def decommission(self, broker: int, rate: int) -> OperationRequest:
+        return operations.decommission(self.reassign_admin(), self.context_name, broker, rate)
+
+    def cancel_reassignment(self) -> OperationRequest:
+        return operations.cancel_reassignment(self.reassign_admin(), self.context_name)
 
 def make_dashboard(config_path: Path | None = None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
     """The factory the CLI uses to start the TUI (and the tests to build it the same way)."""

@@ -33,6 +33,7 @@ SYSTEM = System(
         Screen("groups", "streamctl.tui.screens.groups:GroupsScreen", "Groups", key="4"),
         Screen("streams", "streamctl.tui.screens.streams:StreamsScreen", "Kafka Streams", key="9"),
         Screen("quotas", "streamctl.tui.screens.quotas:QuotasScreen", "Quotas & users", key="U"),
+        Screen("reassignments", "streamctl.tui.screens.reassignments:ReassignmentsScreen", "Reassignments"),
     ),
     card=Card("kafka", "brokers", figures=(
         ("kafka_brokers", "brokers"), ("kafka_under_replicated_partitions", "URP"),

@@ -238,6 +238,8 @@ def test_cancel_stops_a_slow_move_and_the_old_replicas_stay(four_brokers, tmp_pa
     moving = status(cluster)
     assert moving["in_progress"] is True and moving["partitions"][0]["partition"] == f"{topic}/0"
     assert sorted(moving["partitions"][0]["adding"]) == [1, 4]
+    progress = {"rate_bytes_per_s", "eta_seconds", "percent"}  # overall and per partition (null when unknown)
+    assert progress <= moving.keys() and progress <= moving["partitions"][0].keys()
 
     cancelled = cluster.cli("reassign", "cancel", "--execute")
     assert cancelled.returncode == 0, cancelled.stderr

@@ -15,6 +15,7 @@ from streamctl.backends.zookeeper_ensemble import merge_answers
 from streamctl.flume.definition import sink_bindings
 from streamctl.flume.health import flume_health
 from streamctl.kafka.health import kafka_health
+from streamctl.kafka.reassign.progress import Reading
 from streamctl.kafka.serialize import snapshot_from_dict
 from streamctl.kafka.streams.apps import find_apps
 from streamctl.model.health import Evaluation
@@ -82,6 +83,9 @@ class RecordedSource:
 
     def next_records(self, positions) -> dict:
         return {}
+
+    def reassignment(self) -> Reading:
+        return Reading(0.0, {})  # the recorded cluster moves no partition
 
 
 # ---- ZooKeeper and Flume, replayed from tests/fixtures/zookeeper and tests/fixtures/flume -------

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.integration
 
 SCREEN_CLASSES = [*SCREENS.values(), TopicDetailScreen, GroupDetailScreen]
 NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen",
-                  "records"}  # opens the Records screen, which reads only
+                  "records",  # opens the Records screen, which reads only
+                  "app.switch_mode('reassignments')"}  # the Brokers screen's way to the Reassignments screen
 JOB, AGENT = "weblog-stats", "weblogs"
 
 
@@ -96,6 +97,12 @@ async def test_read_only_dashboard_previews_every_mutation_and_executes_none(san
                 tried |= await refuse_all(app, pilot)
                 await pilot.press("escape")
                 await settle(app, pilot)
+        await pilot.press("2")  # Brokers (the first broker selected): decommission
+        await settle(app, pilot)
+        tried |= await refuse_all(app, pilot)
+        await pilot.press("m")  # its Reassignments screen: cancel (nothing moves: no change)
+        await settle(app, pilot)
+        tried |= await refuse_all(app, pilot)
         operations = [label for label, kind, _ in app.palette_entries() if kind == "operation"]
         assert "create topic" in operations  # offered: they open as dry runs
     assert tried == MUTATIONS

@@ -10,6 +10,7 @@ import pytest
 from streamctl.tui.screens.dialogs.add_partitions import AddPartitionsDialog
 from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
+from streamctl.tui.screens.dialogs.decommission import DecommissionDialog
 from streamctl.tui.screens.dialogs.form import FormDialog
 from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
@@ -32,6 +33,7 @@ async def submit(make_form: Callable[[], FormDialog], fields: dict[str, str] | N
      ("reset_offsets", "billing", [("orders", [0, 1]), ("payments", None)], False, "shift-by", "-5")),
     (lambda: RestartConnectorDialog("weblog-archive", only_failed=True), {}, {"include-tasks": False}, None,
      ("restart_connector", "weblog-archive", False, True)),
+    (lambda: DecommissionDialog(3), {"throttle": "20MB"}, None, None, ("decommission", 3, 20_000_000)),
 ])
 async def test_a_form_asks_the_source_for_its_operation(make_form, fields, checks, mode, call):
     app = await submit(make_form, fields, checks, mode)
@@ -45,6 +47,7 @@ async def test_a_form_asks_the_source_for_its_operation(make_form, fields, check
      "partitions: expected a whole number, got 'six'"),
     (lambda: AlterConfigDialog("orders"), {"pairs": " , "}, None, "give at least one key=value"),
     (lambda: ResetOffsetsDialog("billing"), {"value": ""}, "to-offset", "to-offset needs a value"),
+    (lambda: DecommissionDialog(3), {"throttle": "0"}, None, "--throttle '0': must be above 0 bytes per second"),
 ])
 async def test_bad_input_keeps_the_form_open_with_one_line(make_form, fields, mode, error):
     app = await submit(make_form, fields, mode=mode)

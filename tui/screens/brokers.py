@@ -1,5 +1,6 @@
 """Brokers: id, address, rack, roles (the active controller in ZooKeeper mode, process.roles in
-KRaft), partitions led, status."""
+KRaft), partitions led, status; `d` decommissions the selected broker (a throttle form, then the
+plan dialog), `m` opens the Reassignments screen."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections import Counter
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from streamctl.errors import StreamctlError
@@ -17,6 +19,10 @@ from streamctl.tui.widgets.literal_table import LiteralTable
 
 class BrokersScreen(DataScreen):
     heading = "Brokers"
+    BINDINGS = [
+        Binding("m", "app.switch_mode('reassignments')", "Reassignments", id="brokers.reassignments"),
+        Binding("d", "decommission", "Decommission", id="brokers.decommission"),
+    ]
 
     def compose_body(self) -> ComposeResult:
         yield LiteralTable(id="brokers", cursor_type="row", zebra_stripes=True)
@@ -48,3 +54,13 @@ class BrokersScreen(DataScreen):
         for missing in sorted(set(hosted) - live):
             table.add_row(str(missing), "-", "-", "", "0", str(hosted[missing]),
                           Text("DOWN (holds replicas, not registered)", style="bold red"), key=str(missing))
+
+    def action_decommission(self) -> None:
+        from streamctl.tui.screens.dialogs.decommission import DecommissionDialog
+
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            self.notify("no broker to decommission", severity="warning")
+            return
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        self.app.open_operation(DecommissionDialog(int(str(row_key.value))))

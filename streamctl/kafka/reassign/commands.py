@@ -12,7 +12,7 @@ from streamctl.console import OUTPUT, emit
 from streamctl.errors import UsageError
 from streamctl.kafka import clients
 from streamctl.kafka.reassign import plans
-from streamctl.kafka.reassign.planner import Layout
+from streamctl.kafka.reassign.follow import read_layout
 from streamctl.ops.preview import EXECUTE, finish, show
 from streamctl.session import Session
 
@@ -42,15 +42,6 @@ def reassign_admin(session: Session, operation: str, execute: bool):
     from streamctl.backends.kafka.reassign_admin import ReassignAdmin
 
     return clients.admin(session, operation, execute, client_class=ReassignAdmin)
-
-
-def read_layout(admin) -> Layout:
-    """Brokers, replicas, and each partition's size: the largest of its replicas on disk."""
-    layout, sizes = admin.layout_and_sizes()
-    largest: dict[tuple[str, int], int] = {}
-    for (_, topic, partition), size in sizes.items():
-        largest[(topic, partition)] = max(size, largest.get((topic, partition), 0))
-    return Layout(layout["brokers"], layout["replicas"], largest)
 
 
 @click.command("plan")
@@ -114,45 +105,37 @@ def reassign_execute(session: Session, decommission, add_broker, replication_fac
         job = (f"decommission {decommission}" if decommission is not None
                else f"add-broker {add_broker}" if add_broker is not None
                else f"replication-factor {replication_factor}" if replication_factor else "rebalance")
-    busy = admin.in_flight() if execute else {}
-    if busy:
-        t, p = next(iter(sorted(busy)))
-        raise UsageError(f"a reassignment is in progress ({t}/{p} and {len(busy) - 1} more): "
-                               "wait for `streamctl reassign status` or `reassign cancel` first")
+    if execute:
+        reassign_exec.ensure_idle(admin)
     plan = plans.plan_execute(layout, moves, rate, job, elect_leaders)
     show(plan, output)
     finish(plan, execute, lambda: reassign_exec.start(admin, ctx.name, plan, layout, moves, rate, elect_leaders))
 
 
 @click.command("status")
+@click.option("--window", type=click.FloatRange(0.0, 300.0), default=2.0, show_default=True, metavar="SECONDS",
+              help="Read twice, this far apart, for the rate and ETA (0: one reading, no rate).")
 @OUTPUT
 @click.pass_obj
-def reassign_status(session: Session, output):
-    """The moves in flight (adding, removing replicas, bytes copied); when none is left, removes
-    the throttles streamctl set and elects the preferred leaders `execute --elect-leaders` asked
-    for (also after an execute that died).
+def reassign_status(session: Session, window, output):
+    """The moves in flight (adding, removing replicas, bytes copied, rate, ETA); when none is
+    left, removes the throttles streamctl set and elects the preferred leaders `execute
+    --elect-leaders` asked for (also after an execute that died).
 
     \b
-    Example:
+    Examples:
+      streamctl reassign status --window 5
       streamctl reassign status -o json
     """
     from streamctl.kafka.reassign import execute as reassign_exec
+    from streamctl.kafka.reassign.follow import readings
+    from streamctl.kafka.reassign.progress import figures
     from streamctl.kafka.reassign.state import recorded_throttles
     from streamctl.ops import ReadOnlyError, require_writable
 
     ctx, admin = reassign_admin(session, "reassign status", execute=False)
-    moving = admin.in_flight()
-    sizes = admin.sizes() if moving else {}
-    rows = []
-    for (t, p), state in sorted(moving.items()):
-        total = max((size for (_, topic, part), size in sizes.items() if (topic, part) == (t, p)), default=0)
-        done = [sizes.get((b, t, p)) for b in state["adding_replicas"]]
-        readable = all(d is not None for d in done)
-        rows.append({"partition": f"{t}/{p}", "replicas": state["replicas"], "adding": state["adding_replicas"],
-                     "removing": state["removing_replicas"],
-                     "bytes_done": sum(d or 0 for d in done) if readable else None,
-                     "bytes_total": total * len(done)})
-    status: dict = {"in_progress": bool(moving), "partitions": rows, "throttles": None}
+    status: dict = {**figures(*readings(admin, window)), "throttles": None}
+    moving = status["in_progress"]
     if not moving and not any(recorded_throttles(ctx.name).values()):
         status["throttles"] = "no throttles of streamctl's to remove"
     elif not moving:

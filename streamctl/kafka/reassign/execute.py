@@ -4,6 +4,7 @@ asked for once nothing moves. Each audited."""
 
 from __future__ import annotations
 
+from streamctl.errors import UsageError
 from streamctl.kafka import preferred_leaders
 from streamctl.kafka.reassign import plans, state
 from streamctl.kafka.reassign.planner import Layout, Partition
@@ -39,6 +40,15 @@ def start(admin, context: str, plan: Plan, layout: Layout, moves: dict[Partition
     electing = "; it elects their preferred leaders once they moved" if elect_leaders else ""
     return (f"started: {len(moves)} partition(s) moving at {rate:,} bytes/s; follow with `streamctl reassign "
             f"status`{electing}; undo file (replicas before): {undo}")
+
+
+def ensure_idle(admin) -> None:
+    """Refuse to start while a reassignment is in flight (Kafka would mix the two)."""
+    busy = admin.in_flight()
+    if busy:
+        t, p = next(iter(sorted(busy)))
+        raise UsageError(f"a reassignment is in progress ({t}/{p} and {len(busy) - 1} more): "
+                         "wait for `streamctl reassign status` or `reassign cancel` first")
 
 
 def cancel(admin, context: str, plan: Plan, in_flight: dict[Partition, dict[str, list[int]]]) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from streamctl.console import out, simple_table
+from streamctl.kafka.reassign.progress import summary
+from streamctl.times import short_duration
 
 
 def plan_tables(described: dict) -> None:
@@ -19,14 +21,23 @@ def plan_tables(described: dict) -> None:
 
 def status_table(status: dict) -> None:
     rows = [[p["partition"], _ids(p["replicas"]), _ids(p["adding"]), _ids(p["removing"]),
-             "-" if p["bytes_done"] is None else f"{p['bytes_done']:,} / {p['bytes_total']:,}"]
+             "-" if p["bytes_done"] is None else f"{p['bytes_done']:,} / {p['bytes_total']:,}",
+             _or_dash(p["percent"], "{:.0f}%"), _or_dash(p["rate_bytes_per_s"], "{:,.0f} B/s"),
+             "-" if p["eta_seconds"] is None else short_duration(p["eta_seconds"])]
             for p in status["partitions"]]
     title = "reassignments in progress" if status["in_progress"] else "no reassignment in progress"
-    simple_table(title, ["partition", "replicas", "adding", "removing", "bytes done"], rows, right={"bytes done"})
+    simple_table(title, ["partition", "replicas", "adding", "removing", "bytes done", "done", "rate", "ETA"], rows,
+                 right={"bytes done", "done", "rate", "ETA"})
+    if status["in_progress"]:
+        out.print(summary(status), highlight=False)
     if status.get("throttles"):
         out.print(status["throttles"], highlight=False)
     if status.get("leaders"):
         out.print(status["leaders"], highlight=False)
+
+
+def _or_dash(value: float | None, form: str) -> str:
+    return "-" if value is None else form.format(value)
 
 
 def _ids(brokers: list[int]) -> str:
