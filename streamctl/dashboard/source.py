@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from streamctl.backends.zookeeper import ZooKeeperBackend
     from streamctl.backends.zookeeper_ensemble import ServerHealth
     from streamctl.config import Context
+    from streamctl.kafka.acls.access import AclView
+    from streamctl.kafka.acls.plans import AclChange
     from streamctl.kafka.lag.rules import GroupStatus
     from streamctl.model.connect import ConnectCluster
     from streamctl.model.flume import AgentStatus, Poll
@@ -114,6 +116,9 @@ class DashboardSource(Protocol):
 
     def next_records(self, positions: Positions) -> dict[tuple[str, int], Record | None]: ...
 
+    # the bindings `acls list --topic/--principal` shows, grouped per principal, host and pattern
+    def kafka_acls(self, topic: str | None = None, principal: str | None = None) -> AclView: ...
+
     # ---- operations -------------------------------------------------------------------------
 
     def create_topic(self, name: str, partitions: int, replication_factor: int,
@@ -137,6 +142,10 @@ class DashboardSource(Protocol):
     def connector_state(self, name: str, action: str) -> OperationRequest: ...  # pause resume stop delete
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest: ...
+
+    def create_acl(self, change: AclChange) -> OperationRequest: ...
+
+    def delete_acl(self, change: AclChange) -> OperationRequest: ...
 
 
 @dataclass
@@ -232,6 +241,13 @@ class Dashboard:
 
     def kafka_broker_roles(self, broker_ids: Iterable[int]) -> dict[int, str]:
         return self.kafka.broker_roles(list(broker_ids))
+
+    def kafka_acls(self, topic: str | None = None, principal: str | None = None) -> AclView:
+        """Who may do what on `topic` (its name, '*', matching prefixes) or what `principal` may
+        do, as `acls list` reads them, in the Kafka client process."""
+        from streamctl.kafka.acls.access import read_view
+
+        return read_view(self.kafka, topic, principal)
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the
@@ -410,6 +426,12 @@ class Dashboard:
 
     def restart_connector(self, name: str, include_tasks: bool, only_failed: bool) -> OperationRequest:
         return operations.restart_connector(self.ctx, self.connect_backend, name, include_tasks, only_failed)
+
+    def create_acl(self, change: AclChange) -> OperationRequest:
+        return operations.create_acl(self.kafka, self.context_name, change)
+
+    def delete_acl(self, change: AclChange) -> OperationRequest:
+        return operations.delete_acl(self.kafka, self.context_name, change)
 
 def make_dashboard(config_path: Path | None = None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
     """The factory the CLI uses to start the TUI (and the tests to build it the same way)."""
