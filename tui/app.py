@@ -23,7 +23,8 @@ MODE_BINDINGS = [Binding("1", "switch_mode('overview')", MODE_TITLES["overview"]
     Binding(s.key, f"switch_mode('{s.mode}')", s.title, id=f"mode.{s.mode}") for s in systems.screens() if s.key]
 MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", "reset_offsets",
              "start_agent", "stop_agent", "start_job", "stop_job",
-             "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector"}
+             "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector",
+             "create_acl", "delete_acl"}
 # A read-only context previews every operation (its plan) and refuses to execute it.
 READ_ONLY_REFUSAL = "read-only context: a dry run; executing this plan is refused"
 

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.integration
 
 SCREEN_CLASSES = [*SCREENS.values(), TopicDetailScreen, GroupDetailScreen]
 NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen",
-                  "records"}  # opens the Records screen, which reads only
+                  "records",  # opens the Records screen, which reads only
+                  "principal_acls"}  # opens the principal's ACLs, a read
 JOB, AGENT = "weblog-stats", "weblogs"
 
 
