@@ -63,8 +63,15 @@ class AclPane(Vertical):
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="acls")
     def reload(self) -> None:
+        """Read again, unless a read is still running: a read slower than the refresh interval
+        (a silent broker) answers first, rather than being cancelled by the next and never shown."""
+        if not any(w.node is self and w.group == "acls" and not (w.is_finished or w.is_cancelled)
+                   for w in self.app.workers):
+            self._read()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="acls")
+    def _read(self) -> None:
         worker = get_current_worker()
         try:
             view = self.app.source.kafka_acls(topic=self.topic)
