@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from streamctl.tui.app import StreamctlApp
 
-NO_AUTHORIZER = "no authorizer: every principal may do everything on this topic (SECURITY_DISABLED)"
+NO_AUTHORIZER = "no authorizer: every principal may do everything on this topic"
 COLUMNS = ("principal", "allowed", "denied", "host", "pattern")
 
 
