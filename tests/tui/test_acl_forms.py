@@ -9,7 +9,7 @@ from textual.widgets import Input, Label, Select
 from streamctl.kafka.acls.access import Rights
 from streamctl.kafka.acls.plans import AclChange, Resource
 from streamctl.tui.screens.dialogs.acl_forms import CreateAclDialog, DeleteAclDialog
-from tests.tui.test_operation_forms import FormApp
+from tests.tui.form_app import FormApp
 
 ROW = Rights("User:app", "*", "Topic", "orders", "Literal", ("Read", "Write"), ())
 NEW = Rights("", "*", "Topic", "orders", "Literal", (), ())

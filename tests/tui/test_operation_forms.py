@@ -6,43 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from textual.app import App
 from textual.widgets import Checkbox, Input, Label, Select
 
-from streamctl.dashboard.operations import OperationRequest
 from streamctl.tui.screens.dialogs.add_partitions import AddPartitionsDialog
 from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
 from streamctl.tui.screens.dialogs.form import FormDialog
 from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
-
-
-class CallsSource:
-    """Answers every operation with an OperationRequest naming the call it was asked for."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple] = []
-
-    def __getattr__(self, operation: str):
-        def call(*args) -> OperationRequest:
-            self.calls.append((operation, *args))
-            return OperationRequest(operation, lambda: None, lambda plan: "")
-
-        return call
-
-
-class FormApp(App):
-    def __init__(self, make_form: Callable[[], FormDialog]) -> None:
-        super().__init__()
-        self.source = CallsSource()
-        self.make_form = make_form
-        self.dismissed: list[OperationRequest | None] = []
-        self.error = ""  # the form's error line when the test ended
-
-    def on_mount(self) -> None:
-        self.form = self.make_form()
-        self.push_screen(self.form, self.dismissed.append)
+from tests.tui.form_app import FormApp
 
 
 async def submit(make_form: Callable[[], FormDialog], fields: dict[str, str] | None = None, checks: dict[str, bool] | None = None,
