@@ -9,8 +9,8 @@ flight when the child dies fails with one line, and the next call starts a new c
 mutation (`@mutation` in client.py) in flight then is a KafkaAnswerLost: it may have been
 made, so it is not sent again and the plan core reads its outcome back.
 
-`KafkaProcess` has KafkaAdmin's methods; arguments and results cross the process boundary
-pickled (plain data and the model's dataclasses). The child's stderr (librdkafka's assertion
+`KafkaProcess` has AclAdmin's methods (KafkaAdmin's and the ACL calls); arguments and results
+cross the process boundary pickled (plain data and the model's dataclasses). The child's stderr (librdkafka's assertion
 text among it) goes to a log file, never over the dashboard's screen.
 """
 
@@ -193,9 +193,9 @@ class _Child:
 
 
 def _mutates(method: str, kwargs: dict) -> bool:
-    from streamctl.backends.kafka.admin import KafkaAdmin
+    from streamctl.backends.kafka.acl_admin import AclAdmin
 
-    return mutates(KafkaAdmin, method, kwargs)
+    return mutates(AclAdmin, method, kwargs)
 
 
 def _lost(method: str, why: str) -> KafkaAnswerLost:
@@ -229,9 +229,10 @@ def serve(fd: int) -> None:
     conn = Connection(fd)
     client_config, timeout = conn.recv()
     try:
-        from streamctl.backends.kafka.admin import KafkaAdmin
+        # KafkaAdmin with the ACL calls (the dashboard's ACL pane and dialogs)
+        from streamctl.backends.kafka.acl_admin import AclAdmin
 
-        admin: KafkaAdmin | _Failing = KafkaAdmin(client_config, timeout=timeout)
+        admin: AclAdmin | _Failing = AclAdmin(client_config, timeout=timeout)
     except StreamctlError as exc:  # a property librdkafka rejects: every call says so
         admin = _Failing(exc)
     send_lock = threading.Lock()

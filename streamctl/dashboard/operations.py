@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from streamctl.backends.kafka.process import KafkaProcess
     from streamctl.config import Context
+    from streamctl.kafka.acls.plans import AclChange
 
 
 @dataclass
@@ -177,6 +178,31 @@ def cancel_reassignment(admin: Any, context: str) -> OperationRequest:
         return reassign_exec.cancel(admin, context, plan_, moving)
 
     return OperationRequest("Cancel the reassignment in flight", plan, run)
+
+
+def create_acl(kafka: KafkaProcess, context: str, change: AclChange) -> OperationRequest:
+    """`acls create`'s plan and execution (kafka: the client process, whose admin has the ACL calls)."""
+    from streamctl.kafka.acls import execute as acl_exec
+    from streamctl.kafka.acls import plans
+
+    def run(plan):
+        acl_exec.create_acls(kafka, context, plan)
+        return f"ACL created for {change.principal} on {plans.target(change.resource)}"
+
+    return OperationRequest(f"Create ACL for {change.principal}", lambda: plans.plan_create_of(kafka, change), run)
+
+
+def delete_acl(kafka: KafkaProcess, context: str, change: AclChange) -> OperationRequest:
+    """`acls delete`'s plan (every binding removed, what each principal then loses) and execution."""
+    from streamctl.kafka.acls import execute as acl_exec
+    from streamctl.kafka.acls import plans
+
+    def run(plan):
+        acl_exec.delete_acls(kafka, context, plan)
+        return f"ACLs deleted on {plans.target(change.resource)}"
+
+    who = change.principal or "every principal"
+    return OperationRequest(f"Delete ACLs of {who}", lambda: plans.plan_delete_of(kafka, change), run)
 
 
 # ---- Flume agents and Spark jobs -------------------------------------------------------------

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from streamctl.backends.zookeeper import ZooKeeperBackend
     from streamctl.backends.zookeeper_ensemble import ServerHealth
     from streamctl.config import Context
+    from streamctl.kafka.acls.access import AclView
+    from streamctl.kafka.acls.plans import AclChange
     from streamctl.kafka.lag.rules import GroupStatus
     from streamctl.kafka.reassign.progress import Reading as ReassignReading
     from streamctl.model.connect import ConnectCluster
@@ -121,6 +123,9 @@ class DashboardSource(Protocol):
 
     def reassignment(self) -> ReassignReading: ...  # the partitions moving now, bytes copied
 
+    # the bindings `acls list --topic/--principal` shows, grouped per principal, host and pattern
+    def kafka_acls(self, topic: str | None = None, principal: str | None = None) -> AclView: ...
+
     # ---- operations -------------------------------------------------------------------------
 
     def create_topic(self, name: str, partitions: int, replication_factor: int,
@@ -155,6 +160,10 @@ class DashboardSource(Protocol):
     def decommission(self, broker: int, rate: int) -> OperationRequest: ...  # rate: throttle, bytes/s
 
     def cancel_reassignment(self) -> OperationRequest: ...
+
+    def create_acl(self, change: AclChange) -> OperationRequest: ...
+
+    def delete_acl(self, change: AclChange) -> OperationRequest: ...
 
 
 @dataclass
@@ -251,6 +260,13 @@ class Dashboard:
 
     def kafka_broker_roles(self, broker_ids: Iterable[int]) -> dict[int, str]:
         return self.kafka.broker_roles(list(broker_ids))
+
+    def kafka_acls(self, topic: str | None = None, principal: str | None = None) -> AclView:
+        """Who may do what on `topic` (its name, '*', matching prefixes) or what `principal` may
+        do, as `acls list` reads them, in the Kafka client process."""
+        from streamctl.kafka.acls.access import read_view
+
+        return read_view(self.kafka, topic, principal)
 
     def kafka_groups(self) -> tuple[KafkaSnapshot, dict[str, GroupStatus]]:
         """The snapshot (lag in time included) and a Burrow-style status per group from the
@@ -511,6 +527,12 @@ class Dashboard:
 
     def cancel_reassignment(self) -> OperationRequest:
         return operations.cancel_reassignment(self.reassign_admin(), self.context_name)
+
+    def create_acl(self, change: AclChange) -> OperationRequest:
+        return operations.create_acl(self.kafka, self.context_name, change)
+
+    def delete_acl(self, change: AclChange) -> OperationRequest:
+        return operations.delete_acl(self.kafka, self.context_name, change)
 
 def make_dashboard(config_path: Path | None = None, context_name: str | None = None, read_only: bool = False) -> Dashboard:
     """The factory the CLI uses to start the TUI (and the tests to build it the same way)."""

@@ -14,6 +14,7 @@ from streamctl.backends.zookeeper_data import parent_of, validate_path
 from streamctl.backends.zookeeper_ensemble import merge_answers
 from streamctl.flume.definition import sink_bindings
 from streamctl.flume.health import flume_health
+from streamctl.kafka.acls.access import AclView
 from streamctl.kafka.health import kafka_health
 from streamctl.kafka.reassign.progress import Reading
 from streamctl.kafka.serialize import snapshot_from_dict
@@ -54,6 +55,9 @@ class RecordedSource:
 
     def kafka_broker_roles(self, broker_ids) -> dict[int, str]:
         return {}  # the recorded snapshots hold no broker configs: roles show as unknown
+
+    def kafka_acls(self, topic=None, principal=None) -> AclView:
+        return AclView((), no_authorizer=True)  # the recorded cluster is the plain sandbox: no authorizer
 
     def streams_apps(self) -> list:
         return find_apps(self.snapshot, self.thresholds.allowed_lag)

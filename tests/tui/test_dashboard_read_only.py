@@ -25,7 +25,8 @@ pytestmark = pytest.mark.integration
 SCREEN_CLASSES = [*SCREENS.values(), TopicDetailScreen, GroupDetailScreen]
 NOT_OPERATIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text", "app.pop_screen",
                   "records",  # opens the Records screen, which reads only
-                  "app.switch_mode('reassignments')"}  # the Brokers screen's way to the Reassignments screen
+                  "app.switch_mode('reassignments')",  # the Brokers screen's way to the Reassignments screen
+                  "principal_acls"}  # opens the principal's ACLs, a read
 JOB, AGENT = "weblog-stats", "weblogs"
 
 

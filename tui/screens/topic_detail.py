@@ -1,5 +1,5 @@
 """One topic: per partition leader, replicas, ISR (out-of-sync replicas highlighted),
-watermarks; its configs; the groups consuming it."""
+watermarks; its configs; the groups consuming it; who can do what on it (its ACL pane)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from textual.widgets import DataTable, Static
 
 from streamctl.errors import UsageError
 from streamctl.kafka import serialize
+from streamctl.kafka.acls.access import Rights
 from streamctl.tui.screens.base import DataScreen
+from streamctl.tui.widgets.acl_pane import AclPane
 from streamctl.tui.widgets.cells import cell
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -23,6 +25,11 @@ class TopicDetailScreen(DataScreen):
         Binding("a", "add_partitions", "Add partitions", id="topic.add_partitions"),
         Binding("t", "alter_config", "Alter config", id="topic.alter_config"),
         Binding("r", "records", "Records", id="topic.records"),
+        Binding("n", "create_acl", "New ACL", id="topic.acl_create", tooltip="create an ACL on this topic"),
+        Binding("d", "delete_acl", "Delete ACL", id="topic.acl_delete",
+                tooltip="delete the selected ACL row's bindings (the plan shows what each principal then loses)"),
+        Binding("p", "principal_acls", "Principal's ACLs", id="topic.acl_principal",
+                tooltip="what the selected ACL row's principal may do, across resources"),
     ]
 
     def __init__(self, topic: str) -> None:
@@ -42,6 +49,7 @@ class TopicDetailScreen(DataScreen):
             groups = LiteralTable(id="consumers", cursor_type="row")
             groups.border_title = "Consumed by"
             yield groups
+        yield AclPane(self.topic, id="acl-pane")
 
     def on_mount(self) -> None:
         self.query_one("#partitions", DataTable).add_columns("partition", "leader", "replicas", "ISR",
@@ -49,6 +57,10 @@ class TopicDetailScreen(DataScreen):
         self.query_one("#configs", DataTable).add_columns("key", "value")
         self.query_one("#consumers", DataTable).add_columns("group")
         super().on_mount()
+
+    def reload(self) -> None:
+        super().reload()
+        self.query_one(AclPane).reload()
 
     def fetch(self):
         snap = self.source.kafka_snapshot(lag_time=False)
@@ -95,3 +107,23 @@ class TopicDetailScreen(DataScreen):
         from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 
         self.app.open_operation(AlterConfigDialog(self.topic))
+
+    def action_create_acl(self) -> None:
+        from streamctl.tui.screens.dialogs.acl_forms import CreateAclDialog
+
+        self.app.open_operation(CreateAclDialog(Rights("", "*", "Topic", self.topic, "Literal", (), ())))
+
+    def action_delete_acl(self) -> None:
+        from streamctl.tui.screens.dialogs.acl_forms import DeleteAclDialog
+
+        # No row: the topic's literal bindings of every principal (`acls delete --topic T`), planned first.
+        row = self.query_one(AclPane).selected() or Rights("", "", "Topic", self.topic, "Literal", (), ())
+        self.app.open_operation(DeleteAclDialog(row))
+
+    def action_principal_acls(self) -> None:
+        from streamctl.tui.screens.principal_acls import PrincipalAclsScreen
+
+        if (row := self.query_one(AclPane).selected()) is None:
+            self.notify("no ACL row selected (the ACL pane lists none)", severity="warning")
+        else:
+            self.app.push_screen(PrincipalAclsScreen(row.principal))

@@ -64,9 +64,9 @@ def acls_list(session: Session, principal, topic, group, output):
     from streamctl.kafka.acls import plans
 
     who = plans.principal(principal) if principal is not None else None
-    queries = plans.list_queries(who, topic, group)
+    plans.list_queries(who, topic, group)  # the filters validated before the cluster is asked
     _, admin = _admin(session, "acls list", False)
-    found = sorted({b for query in queries for b in admin.describe_acls(query)})
+    found = plans.list_bindings(admin, who, topic, group)
     from streamctl.kafka.acls.render import acls_table
 
     emit(output, [b.as_dict() for b in found], acls_table)
@@ -91,18 +91,15 @@ def acls_create(session: Session, principal, operations, topic, group, cluster, 
       streamctl acls create --principal User:app --operation Read --operation Describe --topic orders
       streamctl acls create --principal User:app --operation Read --group app- --prefixed --execute
     """
-    from streamctl.backends.kafka.acl_admin import AclBinding, AclQuery
     from streamctl.kafka.acls import execute as acl_exec
     from streamctl.kafka.acls import plans
 
     res = _resource(topic, group, cluster, transactional_id, prefixed)
     who, where = plans.principal(principal), plans.host(host)
-    ops = sorted({plans.operation(op, res.type) for op in operations})
-    permission = "Deny" if deny else "Allow"
-    wanted = [AclBinding(who, where, op, permission, res.type, res.name, res.pattern) for op in ops]
+    ops = tuple(sorted({plans.operation(op, res.type) for op in operations}))
+    change = plans.AclChange(res, who, ops, "Deny" if deny else "Allow", where)
     ctx, admin = _admin(session, "acls create", execute)
-    existing = admin.describe_acls(AclQuery(res.type, res.name, res.pattern, who, where, None, permission))
-    plan = plans.plan_create(wanted, existing, res)
+    plan = plans.plan_create_of(admin, change)
     show(plan, output)
     finish(plan, execute, lambda: acl_exec.create_acls(admin, ctx.name, plan))
 
@@ -127,19 +124,16 @@ def acls_delete(session: Session, principal, operations, topic, group, cluster, 
       streamctl acls delete --principal User:app --topic orders
       streamctl acls delete --principal User:app --operation Read --group app- --prefixed --execute
     """
-    from streamctl.backends.kafka.acl_admin import AclQuery
     from streamctl.kafka.acls import execute as acl_exec
     from streamctl.kafka.acls import plans
 
     res = _resource(topic, group, cluster, transactional_id, prefixed)
     who = plans.principal(principal) if principal is not None else None
     where = plans.host(host) if host is not None else None
-    ops = {plans.operation(op, res.type) for op in operations}
+    ops = tuple(sorted({plans.operation(op, res.type) for op in operations}))
+    change = plans.AclChange(res, who, ops, "Deny" if deny else "Allow", where)
     ctx, admin = _admin(session, "acls delete", execute)
-    every = admin.describe_acls(AclQuery())
-    query = AclQuery(res.type, res.name, res.pattern, who, where, None, "Deny" if deny else "Allow")
-    found = [b for b in admin.describe_acls(query) if not ops or b.operation in ops]
-    plan = plans.plan_delete(found, every, res)
+    plan = plans.plan_delete_of(admin, change)
     show(plan, output)
     finish(plan, execute, lambda: acl_exec.delete_acls(admin, ctx.name, plan), nothing="no matching ACL: nothing to delete")
 

@@ -95,6 +95,43 @@ def list_queries(who: str | None, topic: str | None, group: str | None) -> list[
     return queries or [AclQuery(principal=who)]
 
 
+def list_bindings(admin, who: str | None, topic: str | None, group: str | None) -> list[AclBinding]:
+    """`acls list`'s answer: every binding the filters match (list_queries), each once, sorted.
+    `admin`: an AclAdmin (the CLI's forked one, the dashboard's client process)."""
+    return sorted({b for query in list_queries(who, topic, group) for b in admin.describe_acls(query)})
+
+
+@dataclass(frozen=True)
+class AclChange:
+    """What `acls create` or `acls delete` asks for, validated (the CLI's options, a dashboard form's
+    fields). For a delete, an empty `operations` and a None `principal` or `host` mean any."""
+
+    resource: Resource
+    principal: str | None
+    operations: tuple[str, ...]
+    permission: str  # Allow or Deny
+    host: str | None
+
+
+def plan_create_of(admin, change: AclChange) -> Plan:
+    """The create plan, the bindings that already exist read from the cluster."""
+    res, who, where = change.resource, change.principal, change.host
+    if who is None or where is None or not change.operations:
+        raise UsageError("a new ACL needs a principal, a host and at least one operation")
+    wanted = [AclBinding(who, where, op, change.permission, res.type, res.name, res.pattern) for op in change.operations]
+    existing = admin.describe_acls(AclQuery(res.type, res.name, res.pattern, who, where, None, change.permission))
+    return plan_create(wanted, existing, res)
+
+
+def plan_delete_of(admin, change: AclChange) -> Plan:
+    """The delete plan: the bindings `change` describes exactly, and what each principal then loses."""
+    res = change.resource
+    every = admin.describe_acls(AclQuery())
+    query = AclQuery(res.type, res.name, res.pattern, change.principal, change.host, None, change.permission)
+    found = [b for b in admin.describe_acls(query) if not change.operations or b.operation in change.operations]
+    return plan_delete(found, every, res)
+
+
 def describe(b: AclBinding) -> str:
     """'Allow Read on Topic prefix 'ord' from host *'."""
     pattern = " prefix" if b.pattern == "Prefixed" else ""
@@ -104,7 +141,7 @@ def describe(b: AclBinding) -> str:
 def plan_create(wanted: list[AclBinding], existing: list[AclBinding], res: Resource) -> Plan:
     present = set(existing)
     new = [b for b in wanted if b not in present]
-    plan = Plan("acls.create", _target(res), {"bindings": [b.as_dict() for b in new]},
+    plan = Plan("acls.create", target(res), {"bindings": [b.as_dict() for b in new]},
                 [Change(b.principal, describe(b), "absent", "present") for b in new])
     plan.warnings += [f"already exists, nothing to do: {b.principal}: {describe(b)}" for b in wanted if b in present]
     return plan
@@ -114,7 +151,7 @@ def plan_delete(found: list[AclBinding], every: list[AclBinding], res: Resource)
     """Remove `found` (the bindings the selectors describe); `every`: all bindings of the
     cluster, to tell what each principal can then no longer do."""
     remaining = [b for b in every if b not in set(found)]
-    plan = Plan("acls.delete", _target(res), {"bindings": [b.as_dict() for b in found]},
+    plan = Plan("acls.delete", target(res), {"bindings": [b.as_dict() for b in found]},
                 [Change(b.principal, describe(b), "present", "absent", _consequence(b, remaining)) for b in found])
     for who in sorted({b.principal for b in found}):
         lost = sorted({loss for b in found if b.principal == who for loss in lost_rights(b, remaining)})
@@ -159,5 +196,5 @@ def _covers(grant: AclBinding, removed: AclBinding) -> bool:
     return grant.name == "*" or (removed.pattern == "Literal" and grant.name == removed.name)
 
 
-def _target(res: Resource) -> str:
+def target(res: Resource) -> str:
     return f"{res.type}{' prefix' if res.pattern == 'Prefixed' else ''} {res.name}"
