@@ -17,6 +17,7 @@ in the same file: topic_configs.py.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -129,7 +130,7 @@ class LagStore:
                                        check_same_thread=False)
         try:
             with self._errors():
-                self._db.execute("PRAGMA journal_mode = WAL")
+                self._use_wal(timeout)
                 # No fsync per commit (~15 ms each): WAL stays consistent, and a power loss can
                 # cost only the latest sample, which the next run replaces.
                 self._db.execute("PRAGMA synchronous = NORMAL")
@@ -307,6 +308,20 @@ class LagStore:
         return None
 
     # ------------------------------------------------------------------ plumbing
+
+    def _use_wal(self, timeout: float) -> None:
+        """Switch the file to WAL. On a file just created, connections racing to switch it get
+        SQLITE_BUSY at once, without the busy timeout's wait (seen with three `check` threads of
+        `--all-contexts` on a fresh state dir): so retry until the timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorname", None) != "SQLITE_BUSY" or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.01)
 
     def _migrate(self) -> None:
         with self.transaction() as db:

@@ -460,3 +460,26 @@ def test_reused_topic_configs_are_not_written_again(store, tmp_path):
     TopicConfigCache(store).record("ctx", [configured("a", "2", T0)], kept)  # all reused: nothing to write
     TopicConfigCache(store).record("ctx", [configured("a", "2", None)], kept)  # not read at all: likewise
     assert TopicConfigCache(store).read("ctx", 300, T0 + 10) == {"a": ({}, T0)}
+
+
+def test_connections_racing_to_create_the_file_all_open_it(tmp_path):
+    # `check --all-contexts` on a fresh state dir: each context's thread opens the new file at
+    # once; switching it to WAL used to fail one of them with SQLITE_BUSY ("locked by another
+    # process") without waiting (about one race in ten here).
+    for attempt in range(40):
+        path, start, failures = tmp_path / f"race-{attempt}.sqlite", threading.Barrier(3), []
+
+        def open_it():
+            start.wait()
+            try:
+                with LagStore(path) as opened:
+                    opened.samples("ctx")
+            except StreamctlError as exc:
+                failures.append(str(exc))
+
+        threads = [threading.Thread(target=open_it) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == [], failures
