@@ -469,7 +469,7 @@ def test_connections_racing_to_create_the_file_all_open_it(tmp_path):
     for attempt in range(40):
         path, start, failures = tmp_path / f"race-{attempt}.sqlite", threading.Barrier(3), []
 
-        def open_it():
+        def open_it(path=path, start=start, failures=failures):
             start.wait()
             try:
                 with LagStore(path) as opened:
