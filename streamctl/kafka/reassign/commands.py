@@ -101,10 +101,8 @@ def reassign_execute(session: Session, decommission, add_broker, replication_fac
     if plan_file is not None:
         moves, job = plans.load_plan_file(plan_file, layout), f"plan {plan_file}"
     else:
-        moves = plans.moves_for(layout, decommission, replication_factor, rebalance, add_broker)
-        job = (f"decommission {decommission}" if decommission is not None
-               else f"add-broker {add_broker}" if add_broker is not None
-               else f"replication-factor {replication_factor}" if replication_factor else "rebalance")
+        chosen = plans.Job(decommission, add_broker, replication_factor, rebalance)
+        moves, job = chosen.moves(layout), chosen.label
     if execute:
         reassign_exec.ensure_idle(admin)
     plan = plans.plan_execute(layout, moves, rate, job, elect_leaders)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from streamctl.errors import UsageError
@@ -40,6 +41,28 @@ def require_one_job(decommission: int | None, replication_factor: str | None, re
     """Exactly one job was asked (checked before any network call)."""
     if sum(x is not None and x is not False for x in (decommission, replication_factor, rebalance, add_broker)) != 1:
         raise UsageError(f"give exactly one of {JOBS}")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One reassignment job, as the CLI's options give it: exactly one field set."""
+
+    decommission: int | None = None
+    add_broker: int | None = None
+    replication_factor: str | None = None  # TOPIC=N
+    rebalance: bool = False
+
+    @property
+    def label(self) -> str:
+        """The job as the plan and the audit log name it, e.g. "decommission 3"."""
+        if self.decommission is not None:
+            return f"decommission {self.decommission}"
+        if self.add_broker is not None:
+            return f"add-broker {self.add_broker}"
+        return f"replication-factor {self.replication_factor}" if self.replication_factor else "rebalance"
+
+    def moves(self, layout: Layout) -> dict[Partition, list[int]]:
+        return moves_for(layout, self.decommission, self.replication_factor, self.rebalance, self.add_broker)
 
 
 def moves_for(layout: Layout, decommission: int | None, replication_factor: str | None,

@@ -83,6 +83,24 @@ def test_bad_jobs_are_one_line():
         plans.moves_for(layout(), 1, "orders=3", False)
 
 
+@pytest.mark.parametrize("job, label, moves", [
+    (plans.Job(decommission=1), "decommission 1", lambda lay: planner.decommission(lay, 1)),
+    (plans.Job(add_broker=4), "add-broker 4", lambda lay: planner.add_broker(lay, 4)),
+    (plans.Job(replication_factor="orders=3"), "replication-factor orders=3",
+     lambda lay: planner.replication_factor(lay, "orders", 3)),
+    (plans.Job(rebalance=True), "rebalance", planner.rebalance),
+])
+def test_a_job_names_itself_as_the_cli_does_and_plans_its_moves(job, label, moves):
+    assert job.label == label
+    assert job.moves(layout()) == moves(layout())
+
+
+def test_a_job_with_no_field_or_two_is_refused():
+    for job in (plans.Job(), plans.Job(decommission=1, rebalance=True)):
+        with pytest.raises(UsageError, match="exactly one"):
+            job.moves(layout())
+
+
 def test_the_bytes_per_broker_and_the_estimate_follow_the_sizes():
     before = layout()
     moves = planner.decommission(before, 1)
