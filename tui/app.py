@@ -25,7 +25,7 @@ MUTATIONS = {"create_topic", "elect_leaders", "add_partitions", "alter_config", 
              "start_agent", "stop_agent", "start_job", "stop_job",
              "pause_connector", "resume_connector", "stop_connector", "restart_connector", "delete_connector",
              "alter_quota", "create_user", "set_user_password", "delete_user",
-             "decommission", "cancel_reassignment",
+             "decommission", "add_broker", "rebalance", "change_replication_factor", "cancel_reassignment",
              "create_acl", "delete_acl"}
 # A read-only context previews every operation (its plan) and refuses to execute it.
 READ_ONLY_REFUSAL = "read-only context: a dry run; executing this plan is refused"

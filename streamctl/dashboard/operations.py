@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from streamctl.backends.kafka.process import KafkaProcess
     from streamctl.config import Context
     from streamctl.kafka.acls.plans import AclChange
+    from streamctl.kafka.reassign.plans import Job
 
 
 @dataclass
@@ -143,24 +144,25 @@ def delete_user(admin: Callable[[], Any], context: str, who: str | None, name: s
                             lambda: plans.plan_delete(admin().scram_users(), name, mechanism, who), run)
 
 
-def decommission(admin: Any, context: str, broker: int, rate: int) -> OperationRequest:
-    """`reassign execute --decommission BROKER --throttle RATE`: the plan lists every partition's
-    old and new replicas; running it throttles the moving partitions and starts them."""
+def reassign(admin: Any, context: str, job: Job, rate: int, elect_leaders: bool) -> OperationRequest:
+    """`reassign execute --<job> --throttle RATE [--elect-leaders]`: the plan lists every
+    partition's old and new replicas; running it throttles the moving partitions and starts them
+    (`reassign status` elects the preferred leaders once the move is done, when asked)."""
     from streamctl.kafka.reassign import execute as reassign_exec
     from streamctl.kafka.reassign import plans
     from streamctl.kafka.reassign.follow import read_layout
 
     def plan():
         layout = read_layout(admin)
-        moves = plans.moves_for(layout, broker, None, False)
-        return plans.plan_execute(layout, moves, rate, f"decommission {broker}"), (layout, moves)
+        moves = job.moves(layout)
+        return plans.plan_execute(layout, moves, rate, job.label, elect_leaders), (layout, moves)
 
     def run(planned):
         plan_, (layout, moves) = planned
         reassign_exec.ensure_idle(admin)
-        return reassign_exec.start(admin, context, plan_, layout, moves, rate)
+        return reassign_exec.start(admin, context, plan_, layout, moves, rate, elect_leaders)
 
-    return OperationRequest(f"Decommission broker {broker}", plan, run)
+    return OperationRequest(f"Reassign: {job.label}", plan, run)
 
 
 def cancel_reassignment(admin: Any, context: str) -> OperationRequest:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from streamctl.kafka.acls.access import AclView
     from streamctl.kafka.acls.plans import AclChange
     from streamctl.kafka.lag.rules import GroupStatus
+    from streamctl.kafka.reassign.plans import Job as ReassignJob
     from streamctl.kafka.reassign.progress import Reading as ReassignReading
     from streamctl.model.connect import ConnectCluster
     from streamctl.model.flume import AgentStatus, Poll
@@ -157,7 +158,7 @@ class DashboardSource(Protocol):
 
     def delete_user(self, name: str, mechanism: str | None) -> OperationRequest: ...  # None: every credential
 
-    def decommission(self, broker: int, rate: int) -> OperationRequest: ...  # rate: throttle, bytes/s
+    def reassign(self, job: ReassignJob, rate: int, elect_leaders: bool) -> OperationRequest: ...  # rate: throttle, bytes/s
 
     def cancel_reassignment(self) -> OperationRequest: ...
 
@@ -522,8 +523,8 @@ class Dashboard:
         """The SASL user this context logs in as (a plan warns before it changes its own login)."""
         return self.ctx.kafka.client_config().get("sasl.username")
 
-    def decommission(self, broker: int, rate: int) -> OperationRequest:
-        return operations.decommission(self.reassign_admin(), self.context_name, broker, rate)
+    def reassign(self, job: ReassignJob, rate: int, elect_leaders: bool) -> OperationRequest:
+        return operations.reassign(self.reassign_admin(), self.context_name, job, rate, elect_leaders)
 
     def cancel_reassignment(self) -> OperationRequest:
         return operations.cancel_reassignment(self.reassign_admin(), self.context_name)

@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from streamctl.kafka.reassign.plans import Job
+from streamctl.tui.screens.dialogs import reassign
 from streamctl.tui.screens.dialogs.add_partitions import AddPartitionsDialog
 from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 from streamctl.tui.screens.dialogs.create_topic import CreateTopicDialog
-from streamctl.tui.screens.dialogs.decommission import DecommissionDialog
 from streamctl.tui.screens.dialogs.form import FormDialog
 from streamctl.tui.screens.dialogs.reset_offsets import ResetOffsetsDialog
 from streamctl.tui.screens.dialogs.restart_connector import RestartConnectorDialog
@@ -33,7 +34,14 @@ async def submit(make_form: Callable[[], FormDialog], fields: dict[str, str] | N
      ("reset_offsets", "billing", [("orders", [0, 1]), ("payments", None)], False, "shift-by", "-5")),
     (lambda: RestartConnectorDialog("weblog-archive", only_failed=True), {}, {"include-tasks": False}, None,
      ("restart_connector", "weblog-archive", False, True)),
-    (lambda: DecommissionDialog(3), {"throttle": "20MB"}, None, None, ("decommission", 3, 20_000_000)),
+    (lambda: reassign.decommission(3), {"throttle": "20MB"}, None, None,
+     ("reassign", Job(decommission=3), 20_000_000, False)),
+    (lambda: reassign.add_broker(4), {"throttle": "5MiB"}, {"elect-leaders": True}, None,
+     ("reassign", Job(add_broker=4), 5 * 1024**2, True)),
+    (reassign.rebalance, {"throttle": "1000000"}, {"elect-leaders": True}, None,
+     ("reassign", Job(rebalance=True), 1_000_000, True)),
+    (lambda: reassign.ReplicationFactorDialog("orders"), {"rf": "3", "throttle": "10MB"}, None, None,
+     ("reassign", Job(replication_factor="orders=3"), 10_000_000, False)),
 ])
 async def test_a_form_asks_the_source_for_its_operation(make_form, fields, checks, mode, call):
     app = await submit(make_form, fields, checks, mode)
@@ -47,7 +55,12 @@ async def test_a_form_asks_the_source_for_its_operation(make_form, fields, check
      "partitions: expected a whole number, got 'six'"),
     (lambda: AlterConfigDialog("orders"), {"pairs": " , "}, None, "give at least one key=value"),
     (lambda: ResetOffsetsDialog("billing"), {"value": ""}, "to-offset", "to-offset needs a value"),
-    (lambda: DecommissionDialog(3), {"throttle": "0"}, None, "--throttle '0': must be above 0 bytes per second"),
+    (lambda: reassign.decommission(3), {"throttle": "0"}, None, "--throttle '0': must be above 0 bytes per second"),
+    (reassign.rebalance, {"throttle": "fast"}, None, "--throttle 'fast': give bytes per second, e.g. 10MB or 5000000"),
+    (lambda: reassign.ReplicationFactorDialog("orders"), {"rf": "three", "throttle": "10MB"}, None,
+     "new replication factor: expected a whole number, got 'three'"),
+    (lambda: reassign.ReplicationFactorDialog("orders"), {"rf": "0", "throttle": "10MB"}, None,
+     "new replication factor: must be 1 or more, got 0"),
 ])
 async def test_bad_input_keeps_the_form_open_with_one_line(make_form, fields, mode, error):
     app = await submit(make_form, fields, mode=mode)

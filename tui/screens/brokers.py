@@ -1,6 +1,7 @@
 """Brokers: id, address, rack, roles (the active controller in ZooKeeper mode, process.roles in
-KRaft), partitions led, status; `d` decommissions the selected broker (a throttle form, then the
-plan dialog), `m` opens the Reassignments screen."""
+KRaft), partitions led, status; `d` decommissions the selected broker, `a` gives it its share of
+replicas and leaders, `b` rebalances the cluster (each a throttle form, then the plan dialog);
+`m` opens the Reassignments screen."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ class BrokersScreen(DataScreen):
     heading = "Brokers"
     BINDINGS = [
         Binding("m", "app.switch_mode('reassignments')", "Reassignments", id="brokers.reassignments"),
-        Binding("d", "decommission", "Decommission", id="brokers.decommission"),
+        Binding("d", "decommission", "Decommission", id="brokers.decommission",
+                tooltip="Decommission: move every replica off the selected broker"),
+        Binding("a", "add_broker", "Give its share", id="brokers.add_broker",
+                tooltip="Give its share: move replicas and leaders onto the selected (new or nearly empty) broker"),
+        Binding("b", "rebalance", "Rebalance", id="brokers.rebalance",
+                tooltip="Rebalance: even out bytes on disk and preferred leaders across the cluster"),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -55,12 +61,27 @@ class BrokersScreen(DataScreen):
             table.add_row(str(missing), "-", "-", "", "0", str(hosted[missing]),
                           Text("DOWN (holds replicas, not registered)", style="bold red"), key=str(missing))
 
-    def action_decommission(self) -> None:
-        from streamctl.tui.screens.dialogs.decommission import DecommissionDialog
-
+    def selected_broker(self, doing: str) -> int | None:
         table = self.query_one(DataTable)
         if table.row_count == 0:
-            self.notify("no broker to decommission", severity="warning")
-            return
+            self.notify(f"no broker to {doing}", severity="warning")
+            return None
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        self.app.open_operation(DecommissionDialog(int(str(row_key.value))))
+        return int(str(row_key.value))
+
+    def action_decommission(self) -> None:
+        from streamctl.tui.screens.dialogs import reassign
+
+        if (broker := self.selected_broker("decommission")) is not None:
+            self.app.open_operation(reassign.decommission(broker))
+
+    def action_add_broker(self) -> None:
+        from streamctl.tui.screens.dialogs import reassign
+
+        if (broker := self.selected_broker("give its share")) is not None:
+            self.app.open_operation(reassign.add_broker(broker))
+
+    def action_rebalance(self) -> None:
+        from streamctl.tui.screens.dialogs import reassign
+
+        self.app.open_operation(reassign.rebalance())

@@ -24,6 +24,8 @@ class TopicDetailScreen(DataScreen):
         Binding("escape", "app.pop_screen", "Back", id="detail.back"),
         Binding("a", "add_partitions", "Add partitions", id="topic.add_partitions"),
         Binding("t", "alter_config", "Alter config", id="topic.alter_config"),
+        Binding("f", "change_replication_factor", "Replication factor", id="topic.replication_factor",
+                tooltip="change this topic's replication factor (a reassignment, throttled)"),
         Binding("r", "records", "Records", id="topic.records"),
         Binding("n", "create_acl", "New ACL", id="topic.acl_create", tooltip="create an ACL on this topic"),
         Binding("d", "delete_acl", "Delete ACL", id="topic.acl_delete",
@@ -107,6 +109,11 @@ class TopicDetailScreen(DataScreen):
         from streamctl.tui.screens.dialogs.alter_config import AlterConfigDialog
 
         self.app.open_operation(AlterConfigDialog(self.topic))
+
+    def action_change_replication_factor(self) -> None:
+        from streamctl.tui.screens.dialogs.reassign import ReplicationFactorDialog
+
+        self.app.open_operation(ReplicationFactorDialog(self.topic))
 
     def action_create_acl(self) -> None:
         from streamctl.tui.screens.dialogs.acl_forms import CreateAclDialog
