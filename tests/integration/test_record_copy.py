@@ -106,7 +106,9 @@ def _one_line(result) -> str:
 
 
 def test_a_copy_is_byte_for_byte_and_a_masked_export_is_refused(sandbox, streamctl, tmp_path):
-    src, dst, other = (_topic(sandbox, **{"max.message.bytes": BIG}) for _ in range(3))
+    # Timestamps from 2023 are past the 7-day retention: without retention.ms=-1 a broker's
+    # retention check (every 5 min, the first 30 s after start) deletes them mid-test.
+    src, dst, other = (_topic(sandbox, **{"max.message.bytes": BIG, "retention.ms": -1}) for _ in range(3))
     big = bytes(range(256)) * (2 * 1024 * 1024 // 256)  # 2 MiB, binary
     producer = ordered_producer(sandbox.bootstrap_servers, **{"message.max.bytes": BIG + 100_000})
     entries = [
@@ -186,7 +188,7 @@ def test_a_produce_or_a_copy_that_fails_mid_way_leaves_nothing(sandbox, streamct
     # The partition-0 records did reach the log, aborted: a read_uncommitted reader sees them.
     assert {r[3] for r in _committed(sandbox, dst, "read_uncommitted")} <= {b"first", b"third"}
 
-    src = _topic(sandbox, partitions=2)
+    src = _topic(sandbox, partitions=2, **{"retention.ms": -1})  # keeps the record stamped 1970
     producer = ordered_producer(sandbox.bootstrap_servers)
     for partition, stamp in ((0, now), (1, 1_000), (0, now)):
         producer.produce(src, value=b"stamped %d" % stamp, partition=partition, timestamp=stamp)
