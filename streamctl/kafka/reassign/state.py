@@ -50,10 +50,10 @@ def done_starting(context: str) -> None:
 def starting_execute(context: str) -> int | None:
     """The pid of the `execute` the record names as starting a move, while that process lives."""
     try:
-        starting = json.loads(throttles_file(context).read_text()).get("starting") or {}
+        starting = _read_record(throttles_file(context)).get("starting") or {}
         process = psutil.Process(starting["pid"])
         alive = process.create_time() == starting["since"] and process.status() != psutil.STATUS_ZOMBIE
-    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError, psutil.NoSuchProcess):
+    except (OSError, KeyError, TypeError, psutil.NoSuchProcess):
         return None  # no record, no such process, or a damaged record: nobody is starting
     return process.pid if alive else None
 
