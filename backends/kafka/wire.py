@@ -94,8 +94,20 @@ class WireAdmin:
             from kafka.admin import KafkaAdminClient
 
             logging.getLogger("kafka").setLevel(logging.CRITICAL)  # failures become one-line errors here
-            self._client = self.call(lambda: KafkaAdminClient(**self._settings), "connect")
+            self._client = self.call(lambda: KafkaAdminClient(**self._settings, kafka_client=self._net_client),
+                                     "connect")
         return self._client
+
+    def _net_client(self, **configs):
+        """kafka-python's network client with its connection set-up bounded by our timeout too:
+        the admin client does not take that setting, and its 10 s default also bounds the
+        ApiVersions handshake, so a broker that accepts but never answers (SIGSTOP, a full
+        accept queue) held a call for 10 s whatever `timeout` said."""
+        from kafka.net.compat import KafkaNetClient
+
+        setup_ms = int(self.timeout * 1000)
+        return KafkaNetClient(**configs, socket_connection_setup_timeout_ms=setup_ms,
+                              socket_connection_setup_timeout_max_ms=setup_ms)
 
     def call(self, fn: Callable[[], Any], what: str, *needs: Acl) -> Any:
         """Run a kafka-python call; its errors become one line (a refusal names the ACL missing)."""
@@ -103,7 +115,7 @@ class WireAdmin:
 
         try:
             return fn()
-        except errors.KafkaTimeoutError:
+        except (errors.KafkaTimeoutError, errors.RequestTimedOutError):  # no answer at all, or none in time
             if what == "connect":  # the bootstrap found no broker that answers
                 raise WireError(f"connect failed: no broker of {self.client_config.get('bootstrap.servers')} "
                                 f"answered within {self.timeout:g} s") from None

@@ -22,6 +22,8 @@ from streamctl.model.health import Evaluation, Finding, Severity
 from streamctl.model.kafka import KafkaSnapshot
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from streamctl.backends.connect import ConnectBackend
     from streamctl.backends.zookeeper import ZooKeeperBackend
     from streamctl.backends.zookeeper_ensemble import ServerHealth
@@ -408,24 +410,30 @@ class Dashboard:
 
     def health(self) -> Evaluation:
         """`check`'s evaluation, plus a finding while partitions are being moved (dashboard only:
-        ListPartitionReassignments would cost every `check` a Kafka client of its own)."""
+        ListPartitionReassignments would cost every `check` a Kafka client of its own). The
+        listing runs beside the evaluation, so a broker that does not answer costs the Overview
+        one timeout, not two in a row."""
+        from concurrent.futures import ThreadPoolExecutor
+
         from streamctl.check.evaluate import configured_components, evaluate
 
         components = configured_components(self.ctx)
-        evaluation = evaluate(self.ctx, components, self.health_timeout, kafka_backend=self.kafka,
-                              record_history=self._sample_due())
-        if "kafka" in evaluation.evaluated:
-            self._add_reassignment_finding(evaluation)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reassign-listing") as pool:
+            listing = pool.submit(self.reassignment) if "kafka" in components else None
+            evaluation = evaluate(self.ctx, components, self.health_timeout, kafka_backend=self.kafka,
+                                  record_history=self._sample_due())
+            if listing is not None and "kafka" in evaluation.evaluated:
+                self._add_reassignment_finding(evaluation, listing)
         return evaluation
 
-    def _add_reassignment_finding(self, evaluation: Evaluation) -> None:
+    def _add_reassignment_finding(self, evaluation: Evaluation, listing: Future) -> None:
         """KAFKA_REASSIGNMENT_IN_PROGRESS while partitions move, its rate against the previous
         Overview reading; a cluster that does not answer the listing leaves the rule unevaluated."""
         from streamctl.kafka.reassign.progress import figures, summary
 
         code = "KAFKA_REASSIGNMENT_IN_PROGRESS"
         try:
-            now = self.reassignment()
+            now = listing.result()
         except StreamctlError as exc:
             evaluation.rules_unevaluated.setdefault("kafka", {})[code] = str(exc)
             return

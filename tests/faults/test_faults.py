@@ -354,7 +354,7 @@ FAULTS = [
         inject=pause("kafka-2", 5.0), heal=resume("kafka-2"), check_timeout=4.0, transient=True,
         overview=("kafka",), overview_states=("UNKNOWN", "CRIT"),
         overview_text=r"broker 2 (at {kafka-2} did not answer|down)", dashboard_kafka_timeout=2.0,
-        dashboard_inject=pause("kafka-2", 9.0)),
+        dashboard_inject=pause("kafka-2", 12.0)),
 ]
 
 
