@@ -20,6 +20,7 @@ from streamctl.sandbox.names import DEFAULT as DEFAULT_SANDBOX
 from streamctl.sandbox.stack import Sandbox
 from streamctl.sandbox.state import SandboxState
 from tests.jvm_guard import INTEGRATION, JavaWatch, mark_service_tests, refusal, service_fixture
+from tests.service_groups import assign_service_groups
 
 # A forked Kafka child that hangs leaves its Python stacks in a file here before it is killed
 # (backends/child_stacks.py), in this process and in every `streamctl` the tests start; the end
@@ -65,6 +66,7 @@ LATE_JAVA = pytest.StashKey[list[str]]()  # seen only when the session ended
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(items):
     mark_service_tests(items)
+    assign_service_groups(items, lambda item: item.get_closest_marker(INTEGRATION) is not None)
 
 
 def pytest_collection_finish(session):

@@ -18,6 +18,7 @@ from streamctl.errors import StreamctlError
 from streamctl.jvm import processes as procs
 from streamctl.sandbox.probes import zookeeper_mode
 from streamctl.spark import launcher
+from tests.service_groups import group_of
 
 START_ORDER = ("zookeeper", "broker", "flume", "spark", "connect")
 
@@ -83,8 +84,11 @@ def _demo_sink_running(state) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def healthy_afterwards(sandbox):
-    """Whatever a fault test did or failed to undo, later tests get the whole stack back."""
+def healthy_afterwards(request):
+    """Whatever a fault test did or failed to undo, later tests get the whole stack back. Only a
+    test of the session's sandbox: one on services of its own (the Spark cluster, the KRaft
+    sandbox) neither starts it nor waits on it, and runs in another worker (service_groups.py)."""
     yield
-    restore(sandbox)
+    if group_of(request.node, integration=True) == "sandbox":
+        restore(request.getfixturevalue("sandbox"))
 

@@ -127,15 +127,17 @@ async def test_rolling_restart(cluster, tmp_path, monkeypatch):
 
 def _assert_checks_throughout(runs, began: float, finished: float) -> None:
     """`check` ran from the restart's start to after the last broker rejoined, each run
-    starting at most CHECK_EVERY after the previous one began or right after it ended. How many
-    runs fit depends on how long the brokers take to restart and each check takes while one is
-    away, so the count itself is not asserted."""
+    starting at most CHECK_EVERY after the previous one began or right after it ended, give or
+    take the checker thread's own lateness (a CI run saw 1.02 s while a broker's JVM started on
+    both cores). How many runs fit depends on how long the brokers take to restart and each check
+    takes while one is away, so the count itself is not asserted; that a run fell wholly inside
+    each absence is (_assert_checks)."""
     spans = [(round(s - began, 1), round(e - s, 1)) for s, e, _ in runs]
     shown = f"restart took {finished - began:.1f} s; check runs (start, seconds): {spans}"
     assert runs and runs[0][0] - began < 1.0, shown
     assert runs[-1][1] >= finished, shown
     for (s0, e0, _), (s1, _, _) in itertools.pairwise(runs):
-        assert s1 - max(e0, s0 + CHECK_EVERY) < 1.0, shown
+        assert s1 - max(e0, s0 + CHECK_EVERY) < CHECK_EVERY, shown
 
 
 def _assert_checks(runs, absences: Absences, sandbox) -> None:
