@@ -105,3 +105,35 @@ async def test_a_key_used_again_after_clear_shows_its_new_value():
         table.add_row("group-000", "41", key="g0")
         await pilot.pause()
         assert "41" in line(table, 0)
+
+
+async def test_cells_updated_together_repaint_once_and_render_only_themselves(renders):
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(LiteralTable)
+        await pilot.pause()
+        renders.clear()
+        repaints = []
+        table.refresh = lambda *args, **kwargs: repaints.append(args)  # type: ignore[method-assign]
+        lag = table.ordered_columns[1].key
+
+        table.update_cells([("g2", lag, "[b]", False), ("g5", lag, "55", False), ("g90", lag, "91", True)])
+        del table.refresh  # DataTable's own again
+        table.refresh()
+        await pilot.pause()
+
+        assert len(repaints) == 1
+        assert sorted((row, column) for row, column in renders if row >= 0) == [(2, 1), (5, 1)]  # g90: off screen
+        assert "[b]" in line(table, 2) and "55" in line(table, 5)
+        assert table.get_cell("g90", lag).plain == "91"
+
+
+async def test_updating_cells_of_a_row_not_in_the_table_raises():
+    from textual.widgets.data_table import CellDoesNotExist
+
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(LiteralTable)
+        await pilot.pause()
+        with pytest.raises(CellDoesNotExist):
+            table.update_cells([("nope", table.ordered_columns[1].key, "1", False)])

@@ -63,8 +63,8 @@ class FilterTable(Vertical):
         self._column_keys = [table.add_column(label, width=width) for label, width in zip(self.columns, self.widths)]
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one(DataTable)
+    def table(self) -> LiteralTable:
+        return self.query_one(LiteralTable)
 
     def set_rows(self, rows: list[tuple[str, list[Any], list[Any]]]) -> None:
         self.rows = rows
@@ -86,18 +86,22 @@ class FilterTable(Vertical):
 
     def _update_changed_cells(self, shown) -> None:
         """Rows already in the table, in its order: touch only the cells whose value changed
-        (a refresh of a steady cluster then allocates and re-renders next to nothing)."""
+        (a refresh of a steady cluster then allocates and re-renders next to nothing), and
+        repaint once for all of them."""
         table = self.table
+        changes = []
         for key, cells, _ in shown:
             before = self._shown[key]
+            if before is cells or before == cells:
+                continue
             for column, (old, new) in enumerate(zip(before, cells)):
                 if old != new:
                     column_key = self._column_keys[column]
                     # Only a wider value needs the column re-measured: DataTable answers a
                     # narrower one by measuring every cell of the column (per updated cell).
-                    wider = _width(new) > table.columns[column_key].content_width
-                    table.update_cell(key, column_key, new, update_width=wider)
+                    changes.append((key, column_key, new, _width(new) > table.columns[column_key].content_width))
             self._shown[key] = cells
+        table.update_cells(changes)
 
     def _rebuild(self, shown) -> None:
         """Refill the table: at once up to a screen past the selected row (so the cursor stays
