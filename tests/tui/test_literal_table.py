@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
+from textual.widgets.data_table import CellDoesNotExist
 
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -107,11 +110,17 @@ async def test_a_key_used_again_after_clear_shows_its_new_value():
         assert "41" in line(table, 0)
 
 
-async def test_cells_updated_together_repaint_once_and_render_only_themselves(renders):
+@asynccontextmanager
+async def painted_table():
+    """A TableApp's table once painted, and the pilot that drives it."""
     app = TableApp()
     async with app.run_test(size=(60, 20)) as pilot:
-        table = app.query_one(LiteralTable)
         await pilot.pause()
+        yield app.query_one(LiteralTable), pilot
+
+
+async def test_cells_updated_together_repaint_once_and_render_only_themselves(renders):
+    async with painted_table() as (table, pilot):
         renders.clear()
         repaints = []
         table.refresh = lambda *args, **kwargs: repaints.append(args)  # type: ignore[method-assign]
@@ -129,11 +138,6 @@ async def test_cells_updated_together_repaint_once_and_render_only_themselves(re
 
 
 async def test_updating_cells_of_a_row_not_in_the_table_raises():
-    from textual.widgets.data_table import CellDoesNotExist
-
-    app = TableApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        table = app.query_one(LiteralTable)
-        await pilot.pause()
+    async with painted_table() as (table, _):
         with pytest.raises(CellDoesNotExist):
             table.update_cells([("nope", table.ordered_columns[1].key, "1", False)])
