@@ -6,7 +6,7 @@
 No services: the dashboard runs under `App.run_test()` (120x40, headless) on the recorded full
 stack (tests/tui/recorded.py: Kafka, ZooKeeper, Flume) with the Kafka snapshot scaled up to
 --topics x --partitions and --groups groups (one topic each, lag on every partition), its
-offsets moving at every read. It visits Topics, Groups, Topics, Overview, Groups, letting each
+offsets and the groups' lag moving at every read. It visits Topics, Groups, Topics, Overview, Groups, letting each
 refresh a few times, and reads the trace's 10 ms loop probe (tui/trace.py): the worst stall
 within SWITCH_WINDOW of a key press (a screen switch: the new screen's first load) and at every
 other time once the Overview painted (refreshes). Targets: < 50 ms on refreshes, < 100 ms on
@@ -67,7 +67,8 @@ class ScaledSource(RecordedStackSource):
                                    tuple((topic.name, p.partition) for p in topic.partitions)),)
             groups.append(ConsumerGroup(group, "STABLE", "CLASSIC", "range", brokers[0], members))
             for p in topic.partitions:
-                committed = max(0, (p.high or 0) - (g % 50) * 3)
+                # Lag that moves between reads (the Groups screen's order by lag changes as on a live cluster).
+                committed = max(0, (p.high or 0) - (g % 50) * 3 - (g * 7 + self.reads * 13) % 40)
                 lags.append(PartitionLag(group, topic.name, p.partition, committed, 0, p.high,
                                          float(g % 50), "history"))
         now = time.time()

@@ -141,3 +141,18 @@ async def test_updating_cells_of_a_row_not_in_the_table_raises():
     async with painted_table() as (table, _):
         with pytest.raises(CellDoesNotExist):
             table.update_cells([("nope", table.ordered_columns[1].key, "1", False)])
+
+
+async def test_reordered_rows_render_again_only_where_their_place_changed(renders):
+    async with painted_table() as (table, pilot):
+        renders.clear()
+        keys = [f"g{i}" for i in range(100)]
+        keys[1], keys[2] = keys[2], keys[1]
+
+        table.reorder(keys)
+        await pilot.pause()
+
+        assert sorted({row for row, _ in renders if row >= 0}) == [1, 2]
+        assert "group-002" in line(table, 1) and "group-001" in line(table, 2)
+        with pytest.raises(ValueError):
+            table.reorder(keys[:-1])

@@ -67,6 +67,17 @@ class LiteralTable(DataTable):
             self._update_count += 1
             self.refresh()
 
+    def reorder(self, keys: Iterable[Any]) -> None:
+        """Show the table's rows in this order (every row key once), as DataTable.sort places
+        them, without clearing and adding them again: a row that keeps its place keeps its
+        rendered cells, and nothing is measured again."""
+        locations = {RowKey(key) if isinstance(key, str) else key: index for index, key in enumerate(keys)}
+        if len(locations) != len(self._data) or any(key not in self._data for key in locations):
+            raise ValueError("reorder: the keys must be the table's rows, each once")
+        self._row_locations = type(self._row_locations)(locations)  # the mapping sort() builds
+        self._update_count += 1
+        self.refresh()
+
     def remove_row(self, row_key) -> None:
         super().remove_row(row_key)
         self._versions.pop(row_key, None)
