@@ -7,7 +7,8 @@ on the event loop (markup parsing was most of a table rebuild's cost).
 
 DataTable keys its rendered cells on a table-wide update count, so one changed cell, or rows
 added below the screen, re-render every visible cell (25-35 ms for a full screen). Here a
-rendered cell is kept for as long as its value, place, width and styles stay the same."""
+rendered cell is kept for as long as its value, width and styles stay the same; a row that
+moves (a zebra stripe of the same shade) only has its place written into its segments."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from collections.abc import Iterable
 from itertools import count
 from typing import Any
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
 from textual.widgets import DataTable
@@ -101,11 +104,24 @@ class LiteralTable(DataTable):
         styles = self._get_styles_to_render_cell(
             False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
             self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-        # The place is part of the key: the rendered segments carry the row and column index.
+        # The rendered segments carry their place (row and column index, for clicks): a cell
+        # rendered at another place (its row moved, reorder()) is given its new one.
         key = (row_key, column_key, self._versions.get(row_key), self._versions.get((row_key, column_key)),
-               row_index, column_index, width, height, base_style, styles)
-        lines = self._rendered.get(key)
-        if lines is None:
+               width, height, base_style, styles)
+        place = (row_index, column_index)
+        cached = self._rendered.get(key)
+        if cached is None:
             lines = super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-            self._rendered[key] = lines
+        elif cached[0] != place:
+            lines = _placed(cached[1], place)
+        else:
+            return cached[1]
+        self._rendered[key] = (place, lines)
         return lines
+
+
+def _placed(lines: list[list[Segment]], place: tuple[int, int]) -> list[list[Segment]]:
+    """Rendered lines with the meta of another place (styles otherwise the same)."""
+    meta = Style.from_meta({"row": place[0], "column": place[1]})
+    return [[Segment(text, style + meta if style else meta, control) for text, style, control in line]
+            for line in lines]
