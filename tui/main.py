@@ -33,11 +33,11 @@ def dashboard(session: Session, refresh: float) -> None:
     def other_context(name: str):
         return make_dashboard(session.config_path, name, session.read_only_flag)
 
-    _quiet_garbage_collector()
+    quiet_garbage_collector()
     StreamctlApp(source, refresh_interval=refresh, context_factory=other_context).run()
 
 
-def _quiet_garbage_collector() -> None:
+def quiet_garbage_collector() -> None:
     """Keep the cyclic garbage collector's pauses off the event loop's critical path.
 
     Everything imported and built before the app starts lives as long as the process: frozen,

@@ -1,5 +1,6 @@
-"""FilterTable refreshes: unchanged rows stay untouched, changed cells are updated in place,
-and a change of rows or order rebuilds the table keeping the cursor on its row."""
+"""FilterTable refreshes: unchanged rows stay untouched, changed cells are updated in place, a
+new order of the same rows moves them in place, and a change of rows rebuilds the table; the
+cursor stays on its row."""
 
 from __future__ import annotations
 
@@ -50,6 +51,25 @@ async def test_new_rows_rebuild_the_table_and_keep_the_cursor_on_its_row():
 
         assert [r.key.value for r in table.table.ordered_rows] == ["aardvark", "alpha", "beta", "gamma"]
         assert table.selected_key() == "gamma"
+
+
+async def test_a_new_order_of_the_same_rows_moves_them_in_place_and_keeps_the_cursor_on_its_row():
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(FilterTable)
+        table.sort_column, table.descending = 1, True  # by lag, largest first
+        table.set_rows(rows(alpha=1, beta=2, gamma=3))
+        await pilot.pause()
+        table.table.move_cursor(row=2)  # alpha
+        before = {key.value: row for key, row in table.table.rows.items()}
+
+        table.set_rows(rows(alpha=5, beta=2, gamma=3))
+        await pilot.pause()
+
+        assert [r.key.value for r in table.table.ordered_rows] == ["alpha", "gamma", "beta"]
+        assert all(table.table.rows[key] is row for key, row in before.items())  # not added again
+        assert cells(table, "alpha") == ["alpha", "5"]
+        assert table.selected_key() == "alpha"
 
 
 async def test_the_filter_still_narrows_rows_after_in_place_updates():

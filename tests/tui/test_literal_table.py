@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
+from textual.widgets.data_table import CellDoesNotExist
 
 from streamctl.tui.widgets.literal_table import LiteralTable
 
@@ -105,3 +108,53 @@ async def test_a_key_used_again_after_clear_shows_its_new_value():
         table.add_row("group-000", "41", key="g0")
         await pilot.pause()
         assert "41" in line(table, 0)
+
+
+@asynccontextmanager
+async def painted_table():
+    """A TableApp's table once painted, and the pilot that drives it."""
+    app = TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        yield app.query_one(LiteralTable), pilot
+
+
+async def test_cells_updated_together_repaint_once_and_render_only_themselves(renders):
+    async with painted_table() as (table, pilot):
+        renders.clear()
+        repaints = []
+        table.refresh = lambda *args, **kwargs: repaints.append(args)  # type: ignore[method-assign]
+        lag = table.ordered_columns[1].key
+
+        table.update_cells([("g2", lag, "[b]", False), ("g5", lag, "55", False), ("g90", lag, "91", True)])
+        del table.refresh  # DataTable's own again
+        table.refresh()
+        await pilot.pause()
+
+        assert len(repaints) == 1
+        assert sorted((row, column) for row, column in renders if row >= 0) == [(2, 1), (5, 1)]  # g90: off screen
+        assert "[b]" in line(table, 2) and "55" in line(table, 5)
+        assert table.get_cell("g90", lag).plain == "91"
+
+
+async def test_updating_cells_of_a_row_not_in_the_table_raises():
+    async with painted_table() as (table, _):
+        with pytest.raises(CellDoesNotExist):
+            table.update_cells([("nope", table.ordered_columns[1].key, "1", False)])
+
+
+async def test_reordered_rows_are_not_rendered_again_and_carry_their_new_place(renders):
+    async with painted_table() as (table, pilot):
+        renders.clear()
+        keys = [f"g{i}" for i in range(100)]
+        keys[1], keys[2] = keys[2], keys[1]
+
+        table.reorder(keys)
+        await pilot.pause()
+
+        assert [(row, column) for row, column in renders if row >= 0] == []
+        assert "group-002" in line(table, 1) and "group-001" in line(table, 2)
+        moved = [segment.style.meta for segment in table.render_line(2) if segment.style and segment.style.meta]
+        assert moved and all(meta["row"] == 1 for meta in moved)  # g2, now row 1: where a click lands
+        with pytest.raises(ValueError):
+            table.reorder(keys[:-1])
