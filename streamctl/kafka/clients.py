@@ -46,7 +46,7 @@ def wire_reader(session: Session, client_class):
     crash the process it runs in. kafka-python is pure Python and this process then loads no
     librdkafka at all, so there is nothing to isolate; every request is still bounded by the
     context's timeout (kafka-python's request and bootstrap timeouts). The child's cost is
-    saved: the fork, a second connection per call, and the answer pickled across a pipe."""
+    saved: a fork, a fresh client (bootstrap, connections) per call, the answer pickled."""
     ctx = session.context()
     reader = client_class(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
     try:
