@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark: `streamctl reassign plan --rebalance` against Kafka's `kafka-reassign-partitions.sh --generate`.
 
-    .venv/bin/python -m bench.reassign_plan [--topics 300] [--partitions 6] [--runs 5] [--warmup 3] [--keep]
+    .venv/bin/python -m bench.reassign_plan [--topics 300] [--partitions 6] [--runs 5] [--warmup 3]
+                                            [--baseline OTHER-CHECKOUT/.venv/bin/streamctl] [--keep]
 
 Starts its own Kafka-only sandbox (3 brokers, KRaft) in a temporary directory and creates the
 topics with 2 replicas each, all on the first two brokers (the third holds nothing, so a
@@ -13,13 +14,17 @@ processes taking turns (then one run of bench/reassign_phases.py: where streamct
   kafka       ReassignPartitionsCommand --generate --topics-to-move-json-file F (every topic)
               --broker-list 1,2,3, as kafka-reassign-partitions.sh runs it (kafka-run-class.sh's
               java command line over the sandbox's own Kafka jars: tool_argv)
+  floor       bench/reassign_floor.py: a minimal Python process sending the requests the plan
+              needs (kafka-python's import, bootstrap, Metadata + every broker's DescribeLogDirs)
+  baseline    with --baseline: the same streamctl command from another checkout (e.g. main's),
+              same cluster, same turns: before and after in one run
 The two do not do the same work: Kafka's --generate proposes a fresh round-robin layout of every
 partition from metadata alone (no sizes, no racks unless the brokers have them, every partition
 listed); streamctl also reads the log dirs and lists only the partitions that move. Neither is
 handicapped. Cold = each command's first run after the brokers went quiet; warm = the median of
 --runs after --warmup - 1 more untimed rounds (chosen before any result: the brokers' request
 handlers for Metadata and DescribeLogDirs are still interpreted by the JVM on the first runs).
-Target: kafka / streamctl >= 3x.
+Target: kafka / streamctl >= 3x, cold and warm. kafka / floor is the most any Python client can reach.
 """
 
 from __future__ import annotations
@@ -75,20 +80,30 @@ def populate(bootstrap: str, brokers: list[int], topics: int, partitions: int) -
     return names
 
 
-def commands(bootstrap: str, brokers: list[int], topics_file: Path) -> dict[str, tuple[list[str], tuple[int, ...]]]:
-    return {
-        "streamctl": ([STREAMCTL, "reassign", "plan", "--rebalance", "-o", "json"], (0,)),
+def commands(bootstrap: str, brokers: list[int], topics_file: Path,
+             baseline: str | None) -> dict[str, tuple[list[str], tuple[int, ...]]]:
+    plan = ["reassign", "plan", "--rebalance", "-o", "json"]
+    timed_commands = {
+        "streamctl": ([STREAMCTL, *plan], (0,)),
         "kafka": (tool_argv(REASSIGN_COMMAND, "--bootstrap-server", bootstrap, "--generate",
                             "--topics-to-move-json-file", str(topics_file),
                             "--broker-list", ",".join(map(str, brokers)),
                             artifact_set=maven.KAFKA_KRAFT), (0,)),
+        "floor": ([sys.executable, "-m", "bench.reassign_floor", bootstrap], (0,)),
     }
+    if baseline:
+        timed_commands["baseline"] = ([baseline, *plan], (0,))
+    return timed_commands
 
 
-def moved(argv: list[str], env: dict[str, str], kafka: bool) -> tuple[int, int]:
-    """(partitions the command's plan lists, of those whose replicas change): one more run."""
+def moved(argv: list[str], env: dict[str, str], name: str) -> tuple[int, int]:
+    """(partitions the command's plan lists, of those whose replicas change): one more run
+    (the floor's: partitions and replicas read)."""
     out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600).stdout
-    if not kafka:
+    if name == "floor":
+        partitions, replicas = out.split()
+        return int(partitions), int(replicas)
+    if name != "kafka":
         listed = json.loads(out)["partitions"]
         return len(listed), len(listed)
     current, proposed = (json.loads(line) for line in out.splitlines() if line.startswith("{"))
@@ -104,6 +119,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="warm runs of each command (median)")
     parser.add_argument("--warmup", type=int, default=3,
                         help="untimed rounds of every command before the warm runs (the first one is reported)")
+    parser.add_argument("--baseline", metavar="STREAMCTL",
+                        help="another checkout's streamctl executable, timed in the same turns (before/after)")
     parser.add_argument("--keep", action="store_true", help="leave the sandbox running")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a killed bench still stops its sandbox
@@ -124,18 +141,26 @@ def main() -> None:
         topics_file.write_text(json.dumps({"version": 1, "topics": [{"topic": n} for n in names]}))
         env = {**os.environ, **java_home_env(), "STREAMCTL_CONFIG": str(tmp / "config.yaml"),
                "XDG_STATE_HOME": str(tmp / "state")}
-        timed_commands = commands(bootstrap, brokers, topics_file)
+        timed_commands = commands(bootstrap, brokers, topics_file, args.baseline)
         first, samples = timed(timed_commands, env, args.runs, args.warmup)
-        plans = {name: moved(argv, env, name == "kafka") for name, (argv, _) in timed_commands.items()}
-        phases = json.loads(subprocess.run([sys.executable, "-m", "bench.reassign_phases", bootstrap], env=env,
-                                           capture_output=True, text=True, timeout=600, check=True).stdout)
+        plans = {name: moved(argv, env, name) for name, (argv, _) in timed_commands.items()}
+        pythons = {"streamctl": sys.executable}
+        if args.baseline:  # this checkout's bench script over the baseline's streamctl (its venv's editable install)
+            pythons["baseline"] = str(Path(args.baseline).with_name("python"))
+        phases = {name: json.loads(subprocess.run([python, "-m", "bench.reassign_phases", bootstrap], env=env,
+                                                  capture_output=True, text=True, timeout=600, check=True).stdout)
+                  for name, python in pythons.items()}
     finally:
         if not args.keep:
             sandbox.down(wipe=True)
             shutil.rmtree(tmp, ignore_errors=True)
     report(args, first, samples, plans)
-    print("one more streamctl run, phase by phase (bench/reassign_phases.py, client in process): "
-          + ", ".join(f"{phase} {seconds:.3f} s" for phase, seconds in phases.items()))
+    for name, run in phases.items():
+        print(f"one more {name} run, phase by phase (bench/reassign_phases.py): "
+              + ", ".join(f"{phase} {seconds:.3f} s" for phase, seconds in run["phases"].items()))
+        print(f"  its Kafka requests ({len(run['requests'])}, over {run['connections']} connections; "
+              "response, ms from send to answer): "
+              + ", ".join(f"{kind.removesuffix('Response')} {ms:g}" for kind, ms in run["requests"]))
 
 
 def report(args, first: dict[str, float], samples: dict[str, list[float]],
@@ -146,15 +171,25 @@ def report(args, first: dict[str, float], samples: dict[str, list[float]],
           f"whole processes taking turns; load average {os.getloadavg()[0]:.2f}")
     print(f"  {'command':<58}{'cold s':>8}{'warm s':>8}  partitions listed / moved")
     titles = {"streamctl": "streamctl reassign plan --rebalance -o json",
-              "kafka": "kafka-reassign-partitions.sh --generate (all topics)"}
+              "baseline": f"the same, {args.baseline}",
+              "kafka": "kafka-reassign-partitions.sh --generate (all topics)",
+              "floor": "floor: kafka-python, Metadata + DescribeLogDirs only"}
     for name, title in titles.items():
-        listed, changed = plans[name]
-        print(f"  {title:<58}{first[name]:8.3f}{warm[name]:8.3f}  {listed} / {changed}")
+        if name in samples:
+            listed, changed = plans[name]
+            what = "partitions / replica sizes read" if name == "floor" else ""
+            print(f"  {title:<58}{first[name]:8.3f}{warm[name]:8.3f}  {listed} / {changed} {what}")
     print(f"  warm = median of {args.runs} after {args.warmup - 1} untimed rounds; each warm run:")
     for name, values in samples.items():
         print(f"    {name:<10}" + " ".join(f"{t:.3f}" for t in values))
-    print(f"ratio kafka / streamctl, cold = {first['kafka'] / first['streamctl']:5.2f}x")
-    print(f"ratio kafka / streamctl, warm = {warm['kafka'] / warm['streamctl']:5.2f}x   (target >= 3x)")
+    for name in ("streamctl", "baseline", "floor"):
+        if name in samples:
+            for kind, figures in (("cold", first), ("warm", warm)):
+                ratio = figures["kafka"] / figures[name]
+                target = "" if name == "floor" else f"   target >= 3x: {'met' if ratio >= 3 else 'NOT met'}"
+                print(f"ratio kafka / {name}, {kind} = {ratio:5.2f}x{target}")
+    print(f"streamctl / floor: cold {first['streamctl'] / first['floor']:.2f}x, "
+          f"warm {warm['streamctl'] / warm['floor']:.2f}x")
     print("not the same work: --generate lays out every partition afresh from metadata (no sizes, no log "
           "dirs); streamctl reads every broker's log dirs, weighs by size, is rack-aware, lists only moves")
 

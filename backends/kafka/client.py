@@ -9,11 +9,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
-
-from confluent_kafka import KafkaException
+from typing import TYPE_CHECKING, Any
 
 from streamctl.errors import AnswerLost, StreamctlError, UsageError
+
+if TYPE_CHECKING:
+    from confluent_kafka import KafkaException
 
 
 class KafkaError(StreamctlError):
@@ -94,6 +95,8 @@ os.register_at_fork(after_in_child=_fresh_guard_in_child)
 
 def new_client(factory, config: dict[str, Any]):  # values: strings, or a logger
     """A librdkafka client; a property it rejects is the operator's config error, on one line."""
+    from confluent_kafka import KafkaException  # here: kafka-python's users of this module load no librdkafka
+
     try:
         return factory(config)
     except KafkaException as exc:
@@ -177,6 +180,8 @@ class Deadline:
 def call(fn, what: str, refused: Callable[[KafkaException], KafkaError | None] | None = None):
     """Run a blocking client call; Kafka errors and timeouts become one-line KafkaErrors
     (`refused` may name an error better: an authorizer's refusal, authz.py)."""
+    from confluent_kafka import KafkaException
+
     try:
         return fn()
     except KafkaException as exc:

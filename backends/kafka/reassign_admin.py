@@ -4,7 +4,8 @@ the reassignments in flight, starting and cancelling them, and the replication t
 
 librdkafka 2.16 has no AlterPartitionReassignments / ListPartitionReassignments, so the whole
 resource goes through WireAdmin (wire.py) for one connection and one error shape. Partitions are
-(topic, partition) tuples; every answer is plain data (it crosses IsolatedKafka's process boundary).
+(topic, partition) tuples; every answer is plain data (it crosses IsolatedKafka's process boundary;
+`reassign plan` keeps it in its own process: clients.wire_reader).
 Altering reassignments needs Alter on the Cluster, the throttles AlterConfigs; a refusal names it.
 """
 
@@ -23,31 +24,27 @@ TOPIC_REPLICAS = ("leader.replication.throttled.replicas", "follower.replication
 
 class ReassignAdmin(WireAdmin):
     def layout(self) -> dict[str, Any]:
-        """{"brokers": {id: rack or None}, "replicas": {(topic, partition): [broker ids]}}."""
-        metadata = self.call(self.client.describe_topics, "describing topics",
-                             Acl("Topic", "*", "Describe"))
-        cluster = self.call(self.client.describe_cluster, "describing the cluster")
-        brokers = {b["broker_id"]: b.get("rack") for b in cluster["brokers"] if not b.get("is_fenced")}
-        replicas = {(t["name"], p["partition_index"]): list(p["replica_nodes"])
-                    for t in metadata for p in t["partitions"]}
-        return {"brokers": brokers, "replicas": replicas}
+        """{"brokers": {id: rack or None}, "replicas": {(topic, partition): [broker ids]}}: one
+        Metadata request (its brokers are the live, unfenced ones, as DescribeCluster's are)."""
+        return _layout(self.send(_every_topic(), "describing topics", Acl("Topic", "*", "Describe")))
 
     def sizes(self) -> dict[tuple[int, str, int], int]:
-        """Bytes on disk per (broker, topic, partition) replica (the current log, not a future one)."""
-        answers = self.call(self.client.describe_log_dirs, "describing log dirs",
-                            Acl("Cluster", CLUSTER, "Describe"))
-        sizes: dict[tuple[int, str, int], int] = {}
-        for answer in answers:
-            for log_dir in answer["log_dirs"]:
-                for topic in log_dir["topics"]:
-                    for p in topic["partitions"]:
-                        if not p.get("is_future_key"):
-                            sizes[(answer["broker"], topic["name"], p["partition_index"])] = p["partition_size"]
-        return sizes
+        """Bytes on disk per (broker, topic, partition) replica (the current log, not a future
+        one): every broker's DescribeLogDirs, sent together."""
+        brokers = self.broker_ids()
+        answers = self.send_together(_log_dirs_requests(brokers), "describing log dirs", Acl("Cluster", CLUSTER, "Describe"))
+        return _sizes(brokers, answers)
 
     def layout_and_sizes(self) -> tuple[dict[str, Any], dict[tuple[int, str, int], int]]:
-        """layout() and sizes() over one connection (under IsolatedKafka: one child, not two)."""
-        return self.layout(), self.sizes()
+        """layout() and the sizes of its partitions in one round trip: the Metadata request and
+        every broker's DescribeLogDirs go out together."""
+        brokers = self.broker_ids()
+        metadata, *log_dirs = self.send_together(
+            [(_every_topic(), None), *_log_dirs_requests(brokers)],
+            "describing topics and log dirs", Acl("Topic", "*", "Describe"), Acl("Cluster", CLUSTER, "Describe"))
+        layout = _layout(metadata)
+        sizes = _sizes(brokers, log_dirs)
+        return layout, {key: size for key, size in sizes.items() if key[1:] in layout["replicas"]}
 
     def in_flight(self) -> dict[Partition, dict[str, list[int]]]:
         """The reassignments in progress: replicas, adding_replicas, removing_replicas."""
@@ -116,3 +113,34 @@ class ReassignAdmin(WireAdmin):
             for name, result in by_name.items():
                 if result != "OK":  # kafka-python's answer: "OK" or the error's text
                     raise WireError(f"{what} failed on {name}: {result}")
+
+
+def _every_topic():
+    """A Metadata request for every topic (brokers and replicas; no authorized-operations lists)."""
+    from kafka.protocol.metadata import MetadataRequest
+
+    return MetadataRequest(topics=None, allow_auto_topic_creation=False)
+
+
+def _layout(metadata) -> dict[str, Any]:
+    """layout()'s shape from a MetadataResponse."""
+    return {"brokers": {b.node_id: b.rack for b in metadata.brokers},
+            "replicas": {(t.name, p.partition_index): list(p.replica_nodes)
+                         for t in metadata.topics for p in t.partitions}}
+
+
+def _log_dirs_requests(brokers: list[int]) -> list[tuple[Any, int]]:
+    """A DescribeLogDirs request for each broker, asking for every partition it holds (null
+    topics: no list of every partition to send, nor a Metadata request to build one)."""
+    from kafka.protocol.admin.cluster import DescribeLogDirsRequest
+
+    return [(DescribeLogDirsRequest(topics=None), broker) for broker in brokers]
+
+
+def _sizes(brokers: list[int], answers: list) -> dict[tuple[int, str, int], int]:
+    """Bytes per (broker, topic, partition) from each broker's DescribeLogDirsResponse (future
+    replicas, a move between a broker's log dirs, left out)."""
+    return {(broker, topic.name, p.partition_index): p.partition_size
+            for broker, answer in zip(brokers, answers, strict=True)
+            for log_dir in answer.results for topic in log_dir.topics for p in topic.partitions
+            if not p.is_future_key}

@@ -10,7 +10,9 @@ sends (`send`). No request is encoded here: the library's messages do that.
 `WireAdmin(client_config, timeout)` takes the librdkafka config a context gives every client
 and translates it; a setting kafka-python cannot honour is a one-line KafkaError, never a
 silently weaker connection. It runs under IsolatedKafka like the librdkafka clients
-(`clients.admin(..., client_class=...)`), so every call has the same deadline and crash rules.
+(`clients.admin(..., client_class=...)`), so every call has the same deadline and crash rules;
+a command that only reads, and only through kafka-python, may keep it in its own process
+(`clients.wire_reader`: it then loads no librdkafka, nothing to isolate).
 Errors come back as the one KafkaError line; an authorizer's refusal names the ACL missing
 (authz.py), since kafka-python's error numbers are Kafka's protocol error codes.
 """
@@ -18,7 +20,7 @@ Errors come back as the one KafkaError line; an authorizer's refusal names the A
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from streamctl.backends.kafka.authz import Acl, principal, refusal
@@ -132,8 +134,23 @@ class WireAdmin:
     def send(self, request, what: str, *needs: Acl, node_id: int | None = None):
         """Send one of kafka-python's protocol messages that it has no admin method for; the
         response as the library decodes it. To the least loaded broker unless `node_id`."""
+        return self.send_together([(request, node_id)], what, *needs)[0]
+
+    def send_together(self, requests: Sequence[tuple[Any, int | None]], what: str, *needs: Acl) -> list:
+        """Send several protocol messages at once, each to its broker (None: the least loaded),
+        and wait for every response (in the same order): the round trips and the connections
+        to the brokers overlap instead of following one another."""
         manager = self.client._manager  # the library's own connection manager: no public send yet
-        return self.call(lambda: manager.run(manager.send, request, node_id), what, *needs)
+
+        async def together():
+            answers = [manager.send(request, node_id) for request, node_id in requests]
+            return [await answer for answer in answers]
+
+        return self.call(lambda: manager.run(together), what, *needs)
+
+    def broker_ids(self) -> list[int]:
+        """The brokers of the metadata the client bootstrapped from (no request of its own)."""
+        return [broker.node_id for broker in self.client._manager.cluster.brokers()]
 
     def close(self) -> None:
         if self._client is not None:

@@ -37,6 +37,24 @@ def admin(session: Session, operation: str, execute: bool, client_class=None):
     return ctx, isolated_backend(ctx.kafka.client_config(), ctx.kafka.timeout, admin=True)
 
 
+@contextmanager
+def wire_reader(session: Session, client_class):
+    """The context and a kafka-python client (`client_class`, a WireAdmin subclass) in this
+    process, closed on leaving: for a command that only reads, and only through kafka-python.
+
+    The other clients run each call in a forked child (isolated.py) because librdkafka can
+    crash the process it runs in. kafka-python is pure Python and this process then loads no
+    librdkafka at all, so there is nothing to isolate; every request is still bounded by the
+    context's timeout (kafka-python's request and bootstrap timeouts). The child's cost is
+    saved: a fork, a fresh client (bootstrap, connections) per call, the answer pickled."""
+    ctx = session.context()
+    reader = client_class(ctx.kafka.client_config(), timeout=ctx.kafka.timeout)
+    try:
+        yield ctx, reader
+    finally:
+        reader.close()
+
+
 def history_groups(ctx) -> list[str]:
     """Groups the lag history saw: looked up directly if a coordinator move hides them from the listing."""
     from streamctl.kafka.history import known_groups

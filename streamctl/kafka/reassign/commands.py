@@ -38,6 +38,15 @@ def job_options(fn):
     return fn
 
 
+def _tables(name: str):
+    """A table renderer of streamctl.kafka.reassign.render, imported only for table output (Rich)."""
+    def render(data) -> None:
+        from streamctl.kafka.reassign import render as tables
+
+        getattr(tables, name)(data)
+    return render
+
+
 def reassign_admin(session: Session, operation: str, execute: bool):
     from streamctl.backends.kafka.reassign_admin import ReassignAdmin
 
@@ -58,15 +67,14 @@ def reassign_plan(session: Session, decommission, add_broker, replication_factor
       streamctl reassign plan --add-broker 4 --throttle 20MB
       streamctl reassign plan --replication-factor orders=3 -o json > move.json
     """
+    from streamctl.backends.kafka.reassign_admin import ReassignAdmin
+
     rate = plans.parse_rate(throttle) if throttle else None
     plans.require_one_job(decommission, replication_factor, rebalance, add_broker)
-    _, admin = reassign_admin(session, "reassign plan", execute=False)
-    layout = read_layout(admin)
+    with clients.wire_reader(session, ReassignAdmin) as (_, admin):  # reads only: no forked child
+        layout = read_layout(admin)
     moves = plans.moves_for(layout, decommission, replication_factor, rebalance, add_broker)
-    described = plans.describe(layout, moves, rate)
-    from streamctl.kafka.reassign.render import plan_tables
-
-    emit(output, described, plan_tables)
+    emit(output, plans.describe(layout, moves, rate), _tables("plan_tables"))
 
 
 @click.command("execute")
@@ -143,9 +151,7 @@ def reassign_status(session: Session, window, output):
         except ReadOnlyError as exc:
             status["throttles"] = f"throttles left in place: {exc}"
     status["leaders"] = leaders_after_move(session, ctx, moving)
-    from streamctl.kafka.reassign.render import status_table
-
-    emit(output, status, status_table)
+    emit(output, status, _tables("status_table"))
 
 
 def leaders_after_move(session: Session, ctx, moving: dict) -> str | None:

@@ -92,3 +92,25 @@ def test_jobs_state_rows_leaves_pyspark_to_its_child_process(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stderr.splitlines()[-1] == "exit 0 False", result.stderr
     assert '"status_class": "2xx"' in result.stdout
+
+
+def test_reassign_plan_loads_no_librdkafka_and_no_ui(tmp_path):
+    """`reassign plan` reads through kafka-python in its own process (no forked child): it must
+    then load no librdkafka (nothing to isolate) and, for -o json, neither Rich nor Textual
+    (the reads are replaced by a recorded answer here: they are tested on the sandbox)."""
+    config = tmp_path / "config.yaml"
+    config.write_text("current-context: c\ncontexts:\n  c:\n    kafka:\n      bootstrap_servers: 127.0.0.1:1\n")
+    layout = {"brokers": {1: None, 2: None, 3: None},
+              "replicas": {("t", 0): [1, 2], ("t", 1): [2, 1], ("t", 2): [1, 2], ("t", 3): [2, 1]}}
+    sizes = {(b, "t", p): 1000 * (p + 1) for (_, p), replicas in layout["replicas"].items() for b in replicas}
+    code = (
+        "import sys\nfrom streamctl.backends.kafka.reassign_admin import ReassignAdmin\n"
+        f"ReassignAdmin.layout_and_sizes = lambda self: ({layout!r}, {sizes!r})\n"
+        "from streamctl.cli import main\n"
+        f"code = main(['--config', {str(config)!r}, 'reassign', 'plan', '--rebalance', '-o', 'json'])\n"
+        "loaded = [m for m in ('confluent_kafka', 'textual', 'rich') if m in sys.modules]\n"
+        "print('exit', code, loaded, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stderr.splitlines()[-1] == "exit 0 []", result.stderr
+    assert "broker 3" in result.stdout or '"3"' in result.stdout, result.stdout

@@ -60,3 +60,12 @@ def test_call_raises_the_named_refusal_and_keeps_other_errors_as_they_were():
         call(broken, "deleting topic 'orders'", name)
     assert not isinstance(other.value, NotAuthorized)
     assert str(other.value).startswith("deleting topic 'orders' failed: ")
+
+
+def test_the_refusal_codes_are_the_ones_kafka_python_raises_too():
+    from kafka import errors
+
+    from streamctl.backends.kafka.authz import CODE_NAMES
+
+    for code, name in CODE_NAMES.items():
+        assert errors.for_code(code).__name__.upper().replace("ERROR", "").replace("_", "") == name.replace("_", "")
