@@ -6,7 +6,8 @@ confluentinc/librdkafka#4605; the NULL group handle in rd_kafka_cgrp_op under
 rd_kafka_handle_OffsetFetch, #5040). The dashboard keeps its client in a long-lived child
 (process.py). Short-lived processes, `check` and the CLI commands, use this: each call
 forks (the parent holds no librdkafka client, so the child starts clean), makes its own
-client, runs, and sends back the pickled answer. A child that dies of a signal is replaced by
+client, runs, and sends back the pickled answer (`check --contexts`/`--all-contexts` runs every
+context's reads in one child instead, under the same rules: shared_child.py). A child that dies of a signal is replaced by
 a fresh one after a pause that doubles (0.5, 1, 2 s): both crashes strike while a coordinator is
 moving, which takes a broker a second or two to settle, and an immediate retry can meet the same
 move (a CI run saw two SIGSEGVs in a row). A fourth crash is a `KafkaClientCrashed` naming the
