@@ -58,7 +58,10 @@ class SharedKafkaChild:
 
     def start(self) -> None:
         """Fork the child now, from the calling thread (before it starts others), not at the first read."""
-        self._running()
+        try:
+            self._running()
+        except OSError:  # no fork now (out of processes or memory): each read tries again, failing alone
+            return
 
     def backend(self, client_config: dict[str, str], timeout: float) -> SharedChildKafka:
         """A KafkaBackend for one context whose reads run in this child."""

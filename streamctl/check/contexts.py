@@ -79,4 +79,5 @@ def evaluate_contexts(config: Config, names: list[str], components: list[str] | 
             thread.start()
         for thread in threads:
             thread.join(max(0.0, deadline_at + JOIN_SLACK - time.monotonic()))
-    return {name: results.get(name) or Evaluation(failure=f"no answer within {timeout:g} s") for name in names}
+        answered = dict(results)  # before the child ends: a read it cuts off is no answer of its context
+    return {name: answered.get(name) or Evaluation(failure=f"no answer within {timeout:g} s") for name in names}
