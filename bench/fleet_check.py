@@ -123,18 +123,20 @@ def main() -> None:
         print(f"all-contexts, {label}: {last} contexts take {ratio:.2f}x the time of {first} "
               f"(target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'})")
     if isinstance(floors, dict):
-        print_floor(floors, first, last, results[first]["all-contexts"][1])
+        print_floor(floors, first, last, results[first]["all-contexts"][1], results[last]["all-contexts"][1])
     else:
         print(f"floor not measured: {floors}")
 
 
-def print_floor(floors: dict[int, float], first: int, last: int, check_first: float) -> None:
+def print_floor(floors: dict[int, float], first: int, last: int, check_first: float, check_last: float) -> None:
     """The floor (bench/fleet_floor.py): whether the target is reachable on this machine at all."""
     extra, allowed = floors[last] - floors[first], (TARGET - 1) * check_first
     print(f"floor, check's reads alone in one warm process: {first} context(s) {floors[first]:.2f} s, "
           f"{last} {floors[last]:.2f} s: the {last - first} more cost {extra:.2f} s here; "
           f"the target allows {allowed:.2f} s over the {first}-context check "
           f"({'reachable' if extra <= allowed else 'out of reach on this machine'})")
+    print(f"check, all-contexts: the {last - first} more contexts cost {check_last - check_first:.2f} s (warm), "
+          f"{check_last - check_first - extra:+.2f} s above the floor's {extra:.2f} s: what check adds to its reads")
 
 
 if __name__ == "__main__":
