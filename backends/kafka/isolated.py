@@ -6,7 +6,8 @@ confluentinc/librdkafka#4605; the NULL group handle in rd_kafka_cgrp_op under
 rd_kafka_handle_OffsetFetch, #5040). The dashboard keeps its client in a long-lived child
 (process.py). Short-lived processes, `check` and the CLI commands, use this: each call
 forks (the parent holds no librdkafka client, so the child starts clean), makes its own
-client, runs, and sends back the pickled answer. A child that dies of a signal is replaced by
+client, runs, and sends back the pickled answer (`check --contexts`/`--all-contexts` runs every
+context's reads in one child instead, under the same rules: shared_child.py). A child that dies of a signal is replaced by
 a fresh one after a pause that doubles (0.5, 1, 2 s): both crashes strike while a coordinator is
 moving, which takes a broker a second or two to settle, and an immediate retry can meet the same
 move (a CI run saw two SIGSEGVs in a row). A fourth crash is a `KafkaClientCrashed` naming the
@@ -43,6 +44,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from functools import partial
 
@@ -54,7 +56,7 @@ CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL, s
 CRASH_PAUSES = (0.5, 1.0, 2.0)  # before each fresh child after a crash: lets a coordinator move settle
 START_PATIENCE = 5.0  # fork to client made takes milliseconds; a child still starting after this is stuck
 BEGUN = b"B"  # the child's first byte: its client is made and its call begins
-_begun_fd: int | None = None  # in a child: where call_begins() writes BEGUN
+_begins = threading.local()  # in a child, per calling thread: `.signal`, what call_begins() runs once
 CRASH_AFTER_ENV = "STREAMCTL_TEST_CRASH_AFTER"  # tests only: "create_topic,probe markers"
 
 
@@ -63,12 +65,12 @@ class KafkaClientCrashed(KafkaError):
     that Kafka is down)."""
 
 
-class _StuckStarting:
+class StuckStarting:
     """The outcome of a child that never began its call."""
     name = "hung starting"
 
 
-class _Crashed:
+class Crashed:
     """The outcome of a child killed by a crash signal; `began`: after its call began."""
 
     def __init__(self, killed: signal.Signals, began: bool):
@@ -86,7 +88,7 @@ class IsolatedKafka:
     def __init__(self, client_class, *args, timeout: float, **kwargs):
         self._client_class = client_class
         self._factory = partial(client_class, *args, timeout=timeout, **kwargs)
-        self._patience = timeout * 10 + 30  # the child bounds each call by its own timeouts
+        self.patience = timeout * 10 + 30  # the child bounds each call by its own timeouts
 
     def __getattr__(self, method: str):
         if method.startswith("_") or not callable(getattr(self._client_class, method, None)):
@@ -94,10 +96,17 @@ class IsolatedKafka:
         return partial(self._call, method)
 
     def _call(self, method: str, *args, **kwargs):
+        function = partial(run_method, self._factory, method, args, kwargs)
+        if not mutates(self._client_class, method):
+            return self.run_read(function, method)
         changes = mutates(self._client_class, method, kwargs)
-        what = method if changes or not mutates(self._client_class, method) else f"{method} (validate only)"
-        return call_in_child(partial(_run_method, self._factory, method, args, kwargs),
-                             patience=self._patience, what=what, start_within=START_PATIENCE, mutates=changes)
+        return call_in_child(function, patience=self.patience, what=method if changes else f"{method} (validate only)",
+                             start_within=START_PATIENCE, mutates=changes)
+
+    def run_read(self, function, what: str):
+        """A read (no `@mutation` method) of the client: here in a child of its own, retried
+        after a crash (shared_child.py runs it in a child shared with other callers)."""
+        return call_in_child(function, patience=self.patience, what=what, start_within=START_PATIENCE, mutates=False)
 
 
 def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool = False) -> IsolatedKafka:
@@ -112,19 +121,25 @@ def isolated_backend(client_config: dict[str, str], timeout: float, admin: bool 
     return IsolatedKafka(client_class, client_config, timeout=timeout)
 
 
-def _run_method(factory, method: str, args: tuple, kwargs: dict):
+def run_method(factory, method: str, args: tuple, kwargs: dict):
+    """In a child: `factory()`'s `method(*args, **kwargs)`, call_begins() said once the client is made."""
     client = factory()
     call_begins()
     return getattr(client, method)(*args, **kwargs)
 
 
+def begins_with(signal_begun) -> None:
+    """In a child: what call_begins() runs, the first time the calling thread calls it."""
+    _begins.signal = signal_begun
+
+
 def call_begins() -> None:
     """In a child: its client is made and the call begins (a no-op after the first time, and
     outside a child). Until then a caller that passed `start_within` may replace the child."""
-    global _begun_fd  # noqa: PLW0603 - one begun pipe per child process
-    if _begun_fd is not None:
-        os.write(_begun_fd, BEGUN)
-        _begun_fd = None
+    signal_begun = getattr(_begins, "signal", None)
+    if signal_begun is not None:
+        _begins.signal = None
+        signal_begun()
 
 
 def call_in_child(function, patience: float, what: str, *, mutates: bool, start_within: float | None = None):
@@ -135,27 +150,34 @@ def call_in_child(function, patience: float, what: str, *, mutates: bool, start_
     `mutates`: `function` changes the cluster. It must then call call_begins() before it asks
     Kafka anything; a child that crashed, hung or died after that is a KafkaAnswerLost, never
     run again (a read is asked again after a crash whenever it happens)."""
+    return retrying(partial(_fork_and_run, function, patience, what, start_within, mutates), what, mutates=mutates)
+
+
+def retrying(attempt, what: str, *, mutates: bool):
+    """`attempt()`'s answer: it returns (ok, value), Crashed or StuckStarting, and is made again
+    after each pause of CRASH_PAUSES while it crashes (or hangs starting); a mutation that began
+    before its crash is a KafkaAnswerLost instead."""
     failures = []
     for pause in (0.0, *CRASH_PAUSES):
         time.sleep(pause)
-        outcome = _fork_and_run(function, patience, what, start_within, mutates)
-        if isinstance(outcome, _Crashed) and outcome.began and mutates:
+        outcome = attempt()
+        if isinstance(outcome, Crashed) and outcome.began and mutates:
             raise KafkaAnswerLost(f"{what}: the Kafka client crashed ({outcome.name}, librdkafka) after the "
                                   "change was sent: not sent again")
-        if isinstance(outcome, (_Crashed, _StuckStarting)):
+        if isinstance(outcome, (Crashed, StuckStarting)):
             failures.append(outcome.name)
             continue
         ok, value = outcome
         if ok:
             return value
         raise value
-    verb = "crashed or hung starting" if _StuckStarting.name in failures else "crashed"
+    verb = "crashed or hung starting" if StuckStarting.name in failures else "crashed"
     raise KafkaClientCrashed(f"{what}: the Kafka client {verb} {len(failures)} times ({', '.join(failures)}, "
                              f"librdkafka); nothing was {'changed' if mutates else 'read'}")
 
 
 def _fork_and_run(function, patience: float, what: str, start_within: float | None, mutates: bool):
-    """(ok, value) from the child, _Crashed, or _StuckStarting."""
+    """(ok, value) from the child, Crashed, or StuckStarting."""
     read_end, write_end = os.pipe()
     stacks = ChildStacks()
     with kafka_client.FORK_GUARD.fork():  # no librdkafka client of ours lives here meanwhile
@@ -185,7 +207,7 @@ class _Child:
         if start_within is not None:
             self._read_until(started + min(start_within, patience))
             if not self.chunks and not self.closed and self._stuck_starting():
-                return _StuckStarting()
+                return StuckStarting()
         self._read_until(started + patience)
         if not self.closed:
             self.stacks.dump(self.pid, self.what, "hung")
@@ -195,7 +217,7 @@ class _Child:
         if os.WIFSIGNALED(status):
             killed = signal.Signals(os.WTERMSIG(status))
             if killed in CRASH_SIGNALS:
-                return _Crashed(killed, self.began)
+                return Crashed(killed, self.began)
             if killed == signal.SIGINT:
                 raise KeyboardInterrupt
             raise self._failed(f"the Kafka client was killed by {killed.name}")
@@ -259,11 +281,10 @@ class _Child:
 
 
 def _child(function, write_end: int, stacks: ChildStacks, what: str) -> None:
-    global _begun_fd  # noqa: PLW0603 - one begun pipe per child process
     try:
         _die_with_parent()
         stacks.register()
-        _begun_fd = write_end
+        begins_with(partial(os.write, write_end, BEGUN))
         try:
             outcome = (True, function())
         except BaseException as exc:  # noqa: BLE001 - the parent re-raises it where it called

@@ -3,9 +3,11 @@
 Each context runs `evaluate` (check/evaluate.py) in its own daemon thread against the same
 deadline, so N contexts take about as long as the slowest one, and a context that cannot be
 reached is UNKNOWN (or CRIT, as a single check says) for itself only: nothing waits for it past
-the deadline. Threads rather than a process per context: the collectors already wait in threads
-(Kafka's client in a forked child), and a process per context pays the interpreter and check's
-imports again for each one (bench/fleet_check.py measures the loop of single checks).
+the deadline. Threads rather than a process per context: the collectors already wait in threads,
+and a process per context pays the interpreter and check's imports again for each one
+(bench/fleet_check.py measures the loop of single checks). Every context's Kafka reads run in one
+forked child (backends/kafka/shared_child.py: a client per context in it, a crash there asked
+again in a fresh one), forked before the contexts' threads start, not a child per context and read.
 """
 
 from __future__ import annotations
@@ -50,14 +52,18 @@ def evaluate_contexts(config: Config, names: list[str], components: list[str] | 
     """Each named context's Evaluation, all evaluated concurrently within `timeout` seconds.
     `on_answer(name, evaluation)`, when given, is called in that context's thread as soon as it
     has its answer (the dashboard's Fleet screen paints each row then)."""
+    from streamctl.backends.kafka.shared_child import SharedKafkaChild
+
     deadline_at = time.monotonic() + timeout
     results: dict[str, Evaluation] = {}
+    kafka_child = SharedKafkaChild()
 
     def run(name: str) -> None:
         try:
             ctx = config.context(name)  # a context with an unset ${VAR} fails alone
+            kafka = {"kafka_backend": kafka_child.backend(ctx.kafka.client_config(), ctx.kafka.timeout)}
             results[name] = evaluate(ctx, wanted_components(ctx, components, probe),
-                                     max(0.1, deadline_at - time.monotonic()), **options)
+                                     max(0.1, deadline_at - time.monotonic()), **kafka, **options)
         except StreamctlError as exc:
             results[name] = Evaluation(failure=str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug: this context UNKNOWN, the traceback kept
@@ -67,8 +73,11 @@ def evaluate_contexts(config: Config, names: list[str], components: list[str] | 
 
     threads = [threading.Thread(target=run, args=(name,), daemon=True, name=f"check-context-{name}")
                for name in names]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline_at + JOIN_SLACK - time.monotonic()))
-    return {name: results.get(name) or Evaluation(failure=f"no answer within {timeout:g} s") for name in names}
+    with kafka_child:
+        kafka_child.start()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(max(0.0, deadline_at + JOIN_SLACK - time.monotonic()))
+        answered = dict(results)  # before the child ends: a read it cuts off is no answer of its context
+    return {name: answered.get(name) or Evaluation(failure=f"no answer within {timeout:g} s") for name in names}

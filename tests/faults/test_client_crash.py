@@ -18,6 +18,7 @@ from contextlib import contextmanager
 
 import psutil
 import pytest
+import yaml
 
 from streamctl.sandbox.restarts import wait_in_sync
 from tests.check_reasons import CLIENT_CRASHED, assert_unknowns_are_service_conditions
@@ -126,3 +127,23 @@ def test_check_answers_unknown_when_the_client_crashes_every_time(sandbox, laggi
     assert_unknowns_are_service_conditions(doc, stdout + stderr, also=CLIENT_CRASHED)
     assert "the Kafka client crashed 4 times (SIGABRT, SIGSEGV, SIGSEGV, SIGABRT" in json.dumps(doc)
     assert "Traceback" not in stderr
+
+
+def test_check_over_two_contexts_survives_their_shared_kafka_child_crashing_once(sandbox, lagging_group, tmp_path):
+    """`check --all-contexts` reads every context in one forked child (backends/kafka/shared_child.py):
+    a crash there, the contexts' reads in flight, is asked again in a fresh child for each of them."""
+    _, _, config = lagging_group
+    context = yaml.safe_load(config.read_text())["contexts"]["it"]
+    two = tmp_path / "two.yaml"
+    two.write_text(yaml.safe_dump({"current-context": "a", "contexts": {"a": context, "b": context}}))
+    code, stdout, stderr = _run_with_children_killed(
+        sandbox, two, ("check", "--all-contexts", "--component", "kafka", "-o", "json", "--timeout", "30"),
+        [signal.SIGSEGV])
+    doc = json.loads(stdout)
+    assert "Traceback" not in stderr
+    checks = {entry["context"]: entry["check"] for entry in doc["contexts"]}
+    assert sorted(checks) == ["a", "b"]
+    for name, check in checks.items():
+        assert check["components"]["kafka"]["evaluated"] is True, (name, check)
+        assert check["state"] != "UNKNOWN", (name, check)
+    assert code == doc["exit_code"] != 3, stdout + stderr

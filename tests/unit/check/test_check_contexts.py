@@ -9,9 +9,13 @@ from collections import Counter
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from streamctl.check.contexts import chosen_contexts
+from streamctl.backends.kafka.client import KafkaError
+from streamctl.backends.kafka.shared_child import SharedChildKafka
+from streamctl.check import contexts as check_contexts
+from streamctl.check.contexts import chosen_contexts, evaluate_contexts
 from streamctl.check.render import render_json, render_prometheus, render_prometheus_contexts
 from streamctl.check.render_contexts import render_json_contexts, render_nagios_contexts
+from streamctl.config import load_config
 from streamctl.config.schema import Config
 from streamctl.errors import UsageError
 from streamctl.kafka.health import kafka_exporter_lag
@@ -135,3 +139,24 @@ def test_a_context_whose_config_cannot_resolve_is_unknown_for_itself_only(tmp_pa
     assert name == "locked" and evaluation.severity is Severity.UNKNOWN
     assert "FLEET_UNSET_PASSWORD" in (evaluation.failure or "")
     assert config.context("open").name == "open"  # the other context still loads
+
+
+def test_every_context_reads_kafka_in_one_shared_child_closed_at_the_end(tmp_path, monkeypatch):
+    """One forked child for all the contexts' Kafka reads (backends/kafka/shared_child.py), each
+    context with its own client config; none forks again once the run is over."""
+    path = tmp_path / "config.yaml"
+    path.write_text("current-context: a\ncontexts:\n  a: {kafka: {bootstrap_servers: '127.0.0.1:9'}}\n"
+                    "  b: {kafka: {bootstrap_servers: '127.0.0.1:10'}}\n")
+    handed: dict = {}
+
+    def evaluate(ctx, components, timeout, kafka_backend=None, **options):
+        handed[ctx.name] = kafka_backend
+        return OK
+
+    monkeypatch.setattr(check_contexts, "evaluate", evaluate)
+    assert evaluate_contexts(load_config(path), ["a", "b"], ["kafka"], 10) == {"a": OK, "b": OK}
+    a, b = handed["a"], handed["b"]
+    assert isinstance(a, SharedChildKafka) and isinstance(b, SharedChildKafka)
+    assert a.shared_child is b.shared_child
+    with pytest.raises(KafkaError, match="closed"):
+        a.metadata()
