@@ -35,12 +35,11 @@ lint: venv-test
 	$(BIN)/python scripts/lint
 
 ## test: the static checks, then the whole suite (unit + integration against a real sandbox
-## started by the fixtures), in two workers: each sandbox's tests in one of them, the rest
-## wherever a worker is free (tests/service_groups.py)
+## started by the fixtures)
 test: venv-test lint
 	scripts/system-deps
 	$(BIN)/streamctl sandbox fetch --kraft --distributed
-	$(BIN)/pytest -n 2 --dist loadgroup
+	$(BIN)/pytest
 
 ## test-fast: for development, the tests that start no service (no JVM, no fetch; tests/jvm_guard.py),
 ## four pytest workers (two a core: many tests wait on timeouts), property tests with a quarter of their examples

@@ -1,4 +1,9 @@
-"""Which pytest-xdist worker runs a service test (`make test`: `-n 2 --dist loadgroup`).
+"""Which pytest-xdist worker runs a service test under `pytest -n 2 --dist loadgroup`.
+
+`make test` runs serially: the one rehearsal with two workers (2 failed, 1 error, 38:44 against
+40:44 serial, on a machine loaded by other work) bought no wall time, since the service tests
+compete for the same two cores as the JVMs they drive. The grouping stays for a run that has
+cores to spare.
 
 A sandbox is a session fixture: each worker that asks for it starts one of its own. So every
 test of one sandbox goes to the same worker (an `xdist_group` named after it) and each sandbox
