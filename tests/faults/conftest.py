@@ -87,7 +87,8 @@ def _demo_sink_running(state) -> bool:
 def healthy_afterwards(request):
     """Whatever a fault test did or failed to undo, later tests get the whole stack back. Only a
     test of the session's sandbox: one on services of its own (the Spark cluster, the KRaft
-    sandbox) neither starts it nor waits on it, and runs in another worker (service_groups.py)."""
+    sandbox) neither starts it nor waits on it (and under `-n 2` may run in the other worker:
+    service_groups.py)."""
     yield
     if group_of(request.node, integration=True) == "sandbox":
         restore(request.getfixturevalue("sandbox"))
